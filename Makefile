@@ -1,0 +1,30 @@
+# Two commands from a fresh clone: `make reports` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: reports verify test bench clean setup
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(STAMP)
+
+reports: $(STAMP)
+	$(BIN)/reportgen build claims --out site
+
+verify: $(STAMP)
+	$(BIN)/reportgen verify claims
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf site .pytest_cache .hypothesis

@@ -1,0 +1,98 @@
+"""The command line: the only place that prints and picks exit codes; imports stay lazy."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from reportgen import __version__
+
+
+def fail(err: Exception) -> NoReturn:
+    """Print a typed error as `file:line: message` lines on stderr and exit 1."""
+    click.echo(str(err), err=True)
+    sys.exit(1)
+
+
+def ledger_paths(paths: tuple[str, ...]) -> list[Path]:
+    """Without a PATH, the ledger is `claims/`."""
+    return [Path(p) for p in paths] or [Path("claims")]
+
+
+def echo_verdicts(v) -> None:  # v: reportgen.model.Verification
+    """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line."""
+    from reportgen.model import CalcResult, FactResult, InferenceResult
+
+    for cid, r in v.results.items():
+        claim = v.ledger.claims[cid]
+        if isinstance(r, FactResult) and r.status == "miss":
+            click.echo(f"MISS {cid} {claim.doc} p.{claim.page}: {r.message}")
+        elif isinstance(r, CalcResult) and r.status == "mismatch":
+            click.echo(f"MISMATCH {cid}: {r.message}")
+        elif isinstance(r, InferenceResult) and r.status == "invalid":
+            click.echo(f"INVALID {cid}: {r.message}")
+    counts = v.counts()
+    for c in counts:
+        click.echo(f"{c.report}: facts={c.facts} hits={c.hits} misses={c.misses}")
+    click.echo("TOTAL: facts={} hits={} misses={}".format(
+        sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts)))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="reportgen")
+def main() -> None:
+    """Compile a claim ledger into verified, cited reports."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per claim, then a total.")
+@click.option("--allow-outside", is_flag=True,
+              help="Let document paths resolve outside the ledger's workspace.")
+def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool) -> None:
+    """Check every fact's quote, calc and inference without writing a site."""
+    from reportgen.errors import ReportgenError
+    from reportgen.pipeline import verify as run_verify
+    from reportgen.pipeline import verdict_records
+
+    try:
+        v = run_verify(ledger_paths(paths), allow_outside=allow_outside)
+    except ReportgenError as e:
+        fail(e)
+    if as_json:
+        for rec in verdict_records(v):
+            click.echo(json.dumps(rec, ensure_ascii=False))
+    else:
+        echo_verdicts(v)
+    sys.exit(0 if v.ok else 1)
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of a report file, for yaml-language-server."""
+    from reportgen.ledger.schema import schema_text
+
+    click.echo(schema_text(), nl=False)
+
+
+def _register() -> None:
+    """Commands that live in their own modules; those modules import only click at load."""
+    import importlib
+
+    for mod, names in (("reportgen.cli_build", ("build",)),
+                       ("reportgen.cli_index", ("index", "find"))):
+        try:
+            m = importlib.import_module(mod)
+        except ModuleNotFoundError as e:
+            if e.name != mod:
+                raise
+            continue
+        for n in names:
+            main.add_command(getattr(m, n))
+
+
+_register()

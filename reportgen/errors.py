@@ -1,0 +1,59 @@
+"""Typed errors that carry their location, so the CLI can print `file:line: message`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """Paths in messages are relative to the working directory when they lie below it."""
+    p = os.fspath(path)
+    try:
+        rel = os.path.relpath(p)
+    except ValueError:
+        return p
+    return p if rel.startswith("..") else rel
+
+
+class ReportgenError(Exception):
+    """Base of every error reportgen raises on purpose; its str() is the user's message."""
+
+    def __init__(self, message: str, file: str | os.PathLike[str] | None = None,
+                 line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = os.fspath(file) if file is not None else None
+        self.line = line
+
+    def __str__(self) -> str:
+        if self.file is None:
+            return self.message
+        where = display_path(self.file)
+        if self.line:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+class LedgerError(ReportgenError):
+    """A problem in a claim file: syntax, a missing field, an unknown id, a cycle."""
+
+
+class DocumentError(ReportgenError):
+    """A PDF that cannot serve as evidence: missing, corrupt, encrypted, pinned differently."""
+
+
+class LedgerErrors(ReportgenError):
+    """Every problem found in one pass, so an analyst fixes five typos in one run."""
+
+    def __init__(self, problems: Iterable[ReportgenError]) -> None:
+        self.problems = sorted(problems, key=_sort_key)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class BuildError(ReportgenError):
+    """The site could not be written (lock held, output folder unusable)."""
+
+
+def _sort_key(e: ReportgenError) -> tuple[str, int, str]:
+    return (e.file or "", e.line or 0, e.message)
