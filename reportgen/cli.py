@@ -74,7 +74,7 @@ def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool) -> None:
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of a report file, for yaml-language-server."""
-    from reportgen.ledger.schema import schema_text
+    from reportgen.ledger.fields import schema_text
 
     click.echo(schema_text(), nl=False)
 
@@ -96,3 +96,22 @@ def _register() -> None:
 
 
 _register()
+
+
+def run() -> None:
+    """Console entry point: an unexpected exception becomes one line, not a traceback."""
+    import os
+
+    try:
+        main(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - the last line of defence for users
+        if os.environ.get("REPORTGEN_DEBUG"):
+            raise
+        click.echo(f"reportgen: internal error: {type(e).__name__}: {e}; this is a bug, "
+                   "please report it (set REPORTGEN_DEBUG=1 for the traceback)", err=True)
+        sys.exit(1)

@@ -2,17 +2,146 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from reportgen.model import Verification
+from reportgen import calcs
+from reportgen.errors import DocumentError, LedgerError, LedgerErrors, ReportgenError
+from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, InferenceResult,
+                             Ledger, Result, Verification)
+
+
+def verified_at() -> str:
+    """The build time, or SOURCE_DATE_EPOCH when set, so two builds give the same bytes."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None:
+        try:
+            when = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            raise ReportgenError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of "
+                                 "seconds since 1970") from None
+    else:
+        when = dt.datetime.now(dt.timezone.utc)
+    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def verify(paths: Sequence[Path], allow_outside: bool = False) -> Verification:
     """Gather every verdict in memory; raises LedgerErrors for an invalid ledger or PDF."""
-    raise NotImplementedError  # being written by the lead
+    from reportgen.ledger import load_ledger
+
+    stamp = verified_at()
+    ledger = load_ledger(paths, allow_outside=allow_outside)
+    return verify_ledger(ledger, stamp)
 
 
-def verdict_records(v: Verification) -> Iterator[dict]:
+def verify_ledger(ledger: Ledger, stamp: str | None = None) -> Verification:
+    """Check facts against their PDFs, then calcs and inferences against the facts."""
+    from reportgen.pdf.documents import DocumentSet
+    from reportgen.pdf.verify import verify_fact
+
+    results: dict[str, Result] = {}
+    problems: list[ReportgenError] = []
+    sha: dict[str, str] = {}
+    broken: set[str] = set()
+    with DocumentSet(ledger.documents) as docs:
+        for doc_id in sorted({c.doc for c in ledger.claims.values() if isinstance(c, Fact)}):
+            try:
+                sha[doc_id] = docs.sha256(doc_id)
+                docs.page_count(doc_id)
+            except DocumentError as e:
+                broken.add(doc_id)
+                d = ledger.documents[doc_id]
+                problems.append(LedgerError(f"document {doc_id!r} ({e.file}): {e.message}",
+                                            d.loc.file, d.loc.line))
+        for cid, claim in ledger.claims.items():
+            if isinstance(claim, Fact) and claim.doc not in broken:
+                try:
+                    results[cid] = verify_fact(claim, docs)
+                except (LedgerError, DocumentError) as e:
+                    problems.append(e if isinstance(e, LedgerError) else LedgerError(
+                        f"fact {cid}: {e.message}", claim.loc.file, claim.loc.line))
+    if problems:
+        raise LedgerErrors(problems)
+    for cid, claim in _calc_order(ledger):
+        results[cid] = _check_calc(claim, ledger, results)
+    for cid, claim in ledger.claims.items():
+        if isinstance(claim, Inference):
+            bad = [b for b in claim.basis
+                   if results.get(b) is not None and results[b].status in ("miss", "mismatch",
+                                                                           "invalid")]
+            results[cid] = InferenceResult(cid, "invalid", f"its basis failed: {', '.join(bad)}") \
+                if bad else InferenceResult(cid, "valid")
+    ordered = {cid: results[cid] for cid in ledger.claims}
+    return Verification(ledger, ordered, stamp or verified_at(), sha)
+
+
+def _calc_order(ledger: Ledger) -> list[tuple[str, Calc]]:
+    """Calcs after the calcs they use (the basis graph has no cycles by now)."""
+    out: list[tuple[str, Calc]] = []
+    done: set[str] = set()
+
+    def visit(cid: str) -> None:
+        if cid in done:
+            return
+        done.add(cid)
+        claim = ledger.claims[cid]
+        for b in claim.basis:
+            if b in ledger.claims:
+                visit(b)
+        if isinstance(claim, Calc):
+            out.append((cid, claim))
+
+    for cid in ledger.claims:
+        visit(cid)
+    return out
+
+
+def _check_calc(claim: Calc, ledger: Ledger, results: dict[str, Result]) -> CalcResult:
+    tol = claim.tolerance if claim.tolerance is not None else calcs.default_tolerance(
+        claim.result_text)
+    values: dict[tuple[str, str], float] = {}
+    for cid in claim.basis:
+        ref = ledger.claims[cid]
+        if isinstance(ref, Fact):
+            values.update({(cid, k): v for k, v in ref.values})
+        elif isinstance(ref, Calc):
+            r = results.get(cid)
+            num = r.computed if isinstance(r, CalcResult) and r.computed is not None else ref.result
+            values[(cid, "result")] = values[(cid, "value")] = num
+    try:
+        computed = calcs.evaluate(calcs.parse(claim.formula, ledger.claims), values)
+    except calcs.FormulaError as e:
+        return CalcResult(claim.id, "mismatch", None, claim.result, tol, str(e))
+    if calcs.within(computed, claim.result, tol):
+        return CalcResult(claim.id, "ok", computed, claim.result, tol)
+    return CalcResult(claim.id, "mismatch", computed, claim.result, tol,
+                      f"formula {claim.formula} computes {calcs.fmt(computed)}, stated "
+                      f"{claim.result_text}, tolerance {calcs.fmt(tol)} (off by "
+                      f"{calcs.fmt(abs(computed - claim.result))})")
+
+
+def verdict_records(v: Verification) -> Iterator[dict[str, Any]]:
     """The `verify --json` objects: one per claim in ledger order, then the total."""
-    raise NotImplementedError
+    for cid, r in v.results.items():
+        claim = v.ledger.claims[cid]
+        rec: dict[str, Any] = {"id": cid, "report": claim.report, "kind": claim.kind,
+                               "status": r.status}
+        if isinstance(r, FactResult):
+            assert isinstance(claim, Fact)
+            a = r.anchor
+            rec.update(doc=claim.doc, page=claim.page, pageEnd=a.page_end if a else None,
+                       bbox=[round(x, 1) for x in a.bbox] if a else None,
+                       anchorMethod=a.method if a else None)
+        elif isinstance(r, CalcResult):
+            rec.update(computed=round(r.computed, 4) if r.computed is not None else None,
+                       result=r.result)
+        rec["message"] = r.message
+        yield rec
+    facts = [r for r in v.results.values() if isinstance(r, FactResult)]
+    cs = [r for r in v.results.values() if isinstance(r, CalcResult)]
+    yield {"total": {"facts": len(facts), "hits": sum(r.status == "hit" for r in facts),
+                     "misses": sum(r.status == "miss" for r in facts), "calcs": len(cs),
+                     "mismatches": sum(r.status == "mismatch" for r in cs)}}

@@ -1,0 +1,141 @@
+"""Read YAML and JSONL into plain values that remember their line, so every error can say where."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reportgen.errors import LedgerError
+
+
+class LocDict(dict):
+    """A mapping that knows its own line and the line of each key (1-based)."""
+
+    line: int
+    key_lines: dict[str, int]
+    raw: dict[str, str]  # scalar values as written, e.g. "2.870" keeps its last place
+
+
+class LocList(list):
+    """A sequence that knows its own line and each item's line."""
+
+    line: int
+    item_lines: list[int]
+
+
+class _Constructor(yaml.constructor.SafeConstructor):
+    pass
+
+
+def _line(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+def _build(node: yaml.Node, file: str, ctor: _Constructor) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        out = LocDict()
+        out.line, out.key_lines, out.raw = _line(node), {}, {}
+        for knode, vnode in node.value:
+            if knode.tag == "tag:yaml.org,2002:merge":
+                raise LedgerError("YAML merge keys (<<) are not supported; write the fields out",
+                                  file, _line(knode))
+            key = _build(knode, file, ctor)
+            if isinstance(key, (dict, list)):
+                raise LedgerError("a mapping key must be plain text", file, _line(knode))
+            key = _key_text(key)
+            if key in out:
+                raise LedgerError(
+                    f"duplicate key {key!r} (first on line {out.key_lines[key]}); keep one",
+                    file, _line(knode))
+            out[key] = _build(vnode, file, ctor)
+            out.key_lines[key] = _line(knode)
+            if isinstance(vnode, yaml.ScalarNode):
+                out.raw[key] = vnode.value
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        seq = LocList(_build(n, file, ctor) for n in node.value)
+        seq.line, seq.item_lines = _line(node), [_line(n) for n in node.value]
+        return seq
+    value = ctor.construct_object(node)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return value
+
+
+def _key_text(key: Any) -> str:
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return str(key).lower()
+    return str(key)
+
+
+def load_yaml(path: Path) -> Any:
+    """Parse one YAML file; a syntax error becomes a LedgerError at its line."""
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise LedgerError(f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8",
+                          file, 1) from None
+    except OSError as e:
+        raise LedgerError(f"cannot read the file: {e.strerror}", file) from None
+    try:
+        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        what = " ".join(x for x in (e.context, e.problem) if x) or "invalid YAML"
+        raise LedgerError(f"YAML syntax error: {what}; check indentation and quoting",
+                          file, (mark.line + 1) if mark else 1) from None
+    except yaml.YAMLError as e:
+        raise LedgerError(f"YAML error: {e}", file, 1) from None
+    if len(docs) > 1:
+        raise LedgerError("more than one YAML document (---) in a report file; keep one", file, 1)
+    if not docs or docs[0] is None:
+        return None
+    try:
+        return _build(docs[0], file, _Constructor())
+    except yaml.constructor.ConstructorError as e:
+        mark = e.problem_mark or e.context_mark
+        raise LedgerError(f"YAML error: {e.problem}", file, (mark.line + 1) if mark else 1) from None
+
+
+def load_jsonl(path: Path) -> list[tuple[int, Any]]:
+    """Parse a JSONL file into (line, object) pairs; blank lines are skipped."""
+    file = str(path)
+    out: list[tuple[int, Any]] = []
+    problems: list[LedgerError] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise LedgerError(f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8",
+                          file, 1) from None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(LedgerError(
+                f"invalid JSON at column {e.colno}: {e.msg}; each line must be one JSON object",
+                file, n))
+            continue
+        if isinstance(obj, dict):
+            d = LocDict(obj)
+            d.line, d.key_lines = n, {k: n for k in obj}
+            d.raw = {k: json.dumps(v) for k, v in obj.items() if isinstance(v, (int, float))}
+            for k, v in obj.items():
+                if isinstance(v, list):
+                    seq = LocList(v)
+                    seq.line, seq.item_lines = n, [n] * len(v)
+                    d[k] = seq
+            obj = d
+        out.append((n, obj))
+    if problems:
+        from reportgen.errors import LedgerErrors
+        raise LedgerErrors(problems)
+    return out
