@@ -1,0 +1,270 @@
+"""Ledger loading: one CLI test per error class, with the exact message and exit code."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reportgen.cli import main
+from reportgen.errors import LedgerError, LedgerErrors
+from reportgen.ledger import load_ledger
+from reportgen.ledger.load import numbers_in, workspace_of
+from reportgen.model import Calc, Fact, Inference
+
+DOCS = "documents:\n  d1: {file: ../a.pdf, title: Doc A}\n"
+REPORT_HEAD = "report:\n  id: R\n  title: Test report\n  summary: Revenue [@f1].\nclaims:\n"
+FACT = ('  - {id: f1, kind: fact, statement: Revenue was 1234.5., doc: d1, page: 1, '
+        'quote: "Revenue 1,234.5 grew 10%", values: {rev: 1234.5, growth: 10}}\n')
+
+
+@pytest.fixture()
+def ws(tmp_path: Path) -> Path:
+    """A workspace outside any git repository: the ledger folder's parent."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Revenue 1,234.5 grew 10% in the year.")
+    doc.save(tmp_path / "a.pdf")
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "documents.yaml").write_text(DOCS, encoding="utf-8")
+    return tmp_path
+
+
+def write(ws: Path, body: str, name: str = "R.yaml") -> Path:
+    p = ws / "claims" / name
+    p.write_text(textwrap.dedent(body), encoding="utf-8")
+    return p
+
+
+def run(ws: Path, *args: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(ws)
+    return CliRunner().invoke(main, ["verify", *args], catch_exceptions=False)
+
+
+def test_valid_ledger_loads_in_file_order(ws: Path) -> None:
+    write(ws, REPORT_HEAD + FACT +
+          '  - {id: c1, kind: calc, statement: Doubled., basis: [f1], formula: "f1.rev * 2", '
+          'result: 2469.0}\n'
+          '  - {id: i1, kind: inference, statement: It grew., basis: [c1], confidence: 0.5, '
+          'note: A restatement would undo it.}\n')
+    led = load_ledger([ws / "claims"])
+    assert list(led.claims) == ["f1", "c1", "i1"]
+    f, c, i = led.claims.values()
+    assert isinstance(f, Fact) and f.values == (("rev", 1234.5), ("growth", 10.0))
+    assert f.loc.line == 6 and f.loc.file.endswith("R.yaml")
+    assert isinstance(c, Calc) and c.result_text == "2469.0"
+    assert isinstance(i, Inference) and i.basis == ("c1",)
+    assert led.documents["d1"].path == (ws / "a.pdf").resolve()
+    assert led.workspace == ws.resolve()
+
+
+CASES = [
+    # (name, report body, expected stderr line)
+    ("yaml-syntax", "report:\n  id: R\n  title: [unclosed\n",
+     "claims/R.yaml:4: YAML syntax error: while parsing a flow sequence expected ',' or ']', "
+     "but got '<stream end>'; check indentation and quoting"),
+    ("unknown-basis", REPORT_HEAD + FACT +
+     "  - {id: i1, kind: inference, statement: s, basis: [f9], confidence: 0.5, note: n}\n",
+     "claims/R.yaml:7: inference i1: basis 'f9' is not a claim of the ledger"),
+    ("unknown-doc", REPORT_HEAD +
+     '  - {id: f1, kind: fact, statement: s, doc: d9, page: 1, quote: "Revenue"}\n',
+     "claims/R.yaml:6: fact f1: unknown document 'd9'; declare it under documents: (known: d1)"),
+    ("duplicate-id", REPORT_HEAD + FACT + FACT,
+     "claims/R.yaml:7: duplicate id 'f1': already used by a claim at claims/R.yaml:6; ids are "
+     "unique across the ledger"),
+    ("bad-id", REPORT_HEAD + '  - {id: "f 1", kind: fact, statement: s, doc: d1, page: 1, '
+     'quote: "Revenue"}\n',
+     "claims/R.yaml:6: id must be an id matching [A-Za-z0-9][A-Za-z0-9._-]*; got 'f 1'"),
+    ("bad-kind", REPORT_HEAD + "  - {id: f1, kind: guess, statement: s}\n",
+     "claims/R.yaml:6: kind must be one of fact, calc, inference; got 'guess'"),
+    ("missing-field", REPORT_HEAD + "  - {id: f1, kind: fact, statement: s, doc: d1, page: 1}\n",
+     "claims/R.yaml:6: claim 'f1' is missing required field 'quote' (non-empty text)"),
+    ("unknown-field", REPORT_HEAD +
+     '  - {id: f1, kind: fact, statement: s, doc: d1, page: 1, quote: "R", pg: 2}\n',
+     "claims/R.yaml:6: unknown field 'pg' in claim 'f1'; known fields: confidence, doc, id, "
+     "kind, note, page, quote, statement, values"),
+    ("page-zero", REPORT_HEAD +
+     '  - {id: f1, kind: fact, statement: s, doc: d1, page: 0, quote: "R"}\n',
+     "claims/R.yaml:6: page must be a page number from 1 (the page index a PDF viewer shows); "
+     "got 0"),
+    ("value-not-quoted", REPORT_HEAD +
+     '  - {id: f1, kind: fact, statement: s, doc: d1, page: 1, quote: "Revenue 1,234.5", '
+     'values: {rev: 1234.6}}\n',
+     "claims/R.yaml:6: fact f1: value rev=1234.6 does not appear as a number in the quote; "
+     "every value a calc uses must be quoted"),
+    ("cycle", REPORT_HEAD + FACT +
+     '  - {id: c1, kind: calc, statement: s, basis: [c2], formula: "c2.result", result: 1}\n'
+     '  - {id: c2, kind: calc, statement: s, basis: [c1], formula: "c1.result", result: 1}\n',
+     "claims/R.yaml:7: basis cycle: c1 -> c2 -> c1; a claim cannot rest on itself"),
+    ("inference-confidence", REPORT_HEAD + FACT +
+     "  - {id: i1, kind: inference, statement: s, basis: [f1], confidence: 1, note: n}\n",
+     "claims/R.yaml:7: confidence must be a number from 0 to below 1; got 1"),
+    ("formula-code", REPORT_HEAD + FACT +
+     "  - {id: c1, kind: calc, statement: s, basis: [f1], "
+     "formula: '__import__(\"os\").system(\"true\")', result: 1}\n",
+     "claims/R.yaml:7: calc c1: formula '__import__(\"os\").system(\"true\")' calls something "
+     "other than abs, min, max, round or sum"),
+    ("formula-not-in-basis", REPORT_HEAD + FACT +
+     "  - {id: c2, kind: calc, statement: s, basis: [f1], formula: 'f1.rev', result: 1234.5}\n"
+     "  - {id: c1, kind: calc, statement: s, basis: [f1], formula: 'c2.result', result: 1}\n",
+     "claims/R.yaml:8: calc c1: formula uses c2.result but c2 is not in its basis; add it to "
+     "basis"),
+    ("edge-neither", REPORT_HEAD + FACT + "edges:\n  - {from: A, relation: buys_from, to: B}\n",
+     "claims/R.yaml:8: edge A -buys_from-> B has neither anchors nor a gap; add `anchors: [fact "
+     "ids]` or `gap: why it cannot be proved`"),
+    ("edge-anchor-unknown", REPORT_HEAD + FACT +
+     "edges:\n  - {from: A, relation: buys_from, to: B, anchors: [f7]}\n",
+     "claims/R.yaml:8: edge A -buys_from-> B: anchor 'f7' is not a claim of the ledger"),
+    ("summary-cite", "report:\n  id: R\n  title: T\n  summary: See [@f1; @f8].\nclaims:\n" + FACT,
+     "claims/R.yaml:4: summary cites [@f8], which is not a claim of the ledger"),
+    ("top-level-typo", REPORT_HEAD + FACT + "edgse: []\n",
+     "claims/R.yaml:7: unknown top-level key 'edgse'; known keys: report, documents, sections, "
+     "claims, edges, entities"),
+    ("not-mapping", "- just\n- a list\n",
+     "claims/R.yaml:1: a report file must be a mapping with `report:`, `claims:` ..."),
+]
+
+
+@pytest.mark.parametrize("name,body,expected", CASES, ids=[c[0] for c in CASES])
+def test_ledger_error_exact_message(ws: Path, monkeypatch: pytest.MonkeyPatch, name: str,
+                                    body: str, expected: str) -> None:
+    write(ws, body)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert expected in res.output.splitlines(), res.output
+    assert "Traceback" not in res.output
+
+
+def test_every_problem_reported_at_once(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD + '  - {id: f1, kind: fact, statement: s, doc: d9, page: 0, quote: q}\n'
+          "  - {id: i1, kind: inference, statement: s, basis: [zz], confidence: 2, note: n}\n")
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert len(res.output.strip().splitlines()) >= 3
+
+
+def test_document_missing_file(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (ws / "claims" / "documents.yaml").write_text(
+        "documents:\n  d1: {file: ../nope.pdf}\n", encoding="utf-8")
+    write(ws, REPORT_HEAD + FACT)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert (f"claims/documents.yaml:2: document 'd1': file not found: '../nope.pdf' (resolved to "
+            f"{(ws / 'nope.pdf').resolve()}); paths are relative to this file") in res.output
+
+
+def test_document_outside_workspace_refused_unless_allowed(
+        ws: Path, tmp_path_factory: pytest.TempPathFactory,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "a.pdf").write_bytes((ws / "a.pdf").read_bytes())
+    (ws / "claims" / "documents.yaml").write_text(
+        f"documents:\n  d1: {{file: {elsewhere / 'a.pdf'}}}\n", encoding="utf-8")
+    write(ws, REPORT_HEAD + FACT)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert "outside the ledger's workspace" in res.output and "--allow-outside" in res.output
+
+
+def test_symlink_out_of_workspace_is_refused(ws: Path, tmp_path_factory: pytest.TempPathFactory,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere2")
+    (elsewhere / "a.pdf").write_bytes((ws / "a.pdf").read_bytes())
+    (ws / "link.pdf").symlink_to(elsewhere / "a.pdf")
+    (ws / "claims" / "documents.yaml").write_text(
+        "documents:\n  d1: {file: ../link.pdf}\n", encoding="utf-8")
+    write(ws, REPORT_HEAD + FACT)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1 and "outside the ledger's workspace" in res.output
+
+
+def test_missing_ledger_path(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    res = run(ws, "nowhere", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.output.strip() == ("nowhere: no such ledger folder or report file; pass a folder "
+                                  "of claim files (default claims/) or a .yaml report")
+
+
+def test_bad_option_is_usage_error(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    res = run(ws, "--nope", monkeypatch=monkeypatch)
+    assert res.exit_code == 2
+
+
+def test_jsonl_claims_and_edges(ws: Path) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    (ws / "claims" / "more.jsonl").write_text(
+        '{"report": "R", "id": "c1", "kind": "calc", "statement": "s", "basis": ["f1"], '
+        '"formula": "f1.rev / 2", "result": 617.25}\n\n'
+        '{"report": "R", "type": "edge", "from": "A", "relation": "buys_from", "to": "B", '
+        '"anchors": ["f1"]}\n', encoding="utf-8")
+    led = load_ledger([ws / "claims"])
+    assert list(led.claims) == ["f1", "c1"]
+    assert led.claims["c1"].loc.line == 1
+    assert led.reports[0].edges[0].anchors == ("f1",)
+
+
+def test_jsonl_errors_have_lines(ws: Path) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    (ws / "claims" / "more.jsonl").write_text(
+        '{"report": "R", "id": "c1"}\n{oops\n', encoding="utf-8")
+    with pytest.raises(LedgerErrors) as ei:
+        load_ledger([ws / "claims"])
+    assert "claims/more.jsonl:2: invalid JSON at column 2" in str(ei.value)
+
+
+def test_single_report_file_reads_documents_beside_it(ws: Path) -> None:
+    p = write(ws, REPORT_HEAD + FACT)
+    led = load_ledger([p])
+    assert "d1" in led.documents
+
+
+def test_workspace_is_git_root(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a" / "claims").mkdir(parents=True)
+    assert workspace_of(tmp_path / "a" / "claims") == tmp_path.resolve()
+
+
+def test_numbers_in_quote() -> None:
+    assert numbers_in("供应商一 6,928,853,013.03 14.59%") == [6928853013.03, 14.59]
+    assert numbers_in("２０２５年 7.8GWh") == [2025.0, 7.8]
+
+
+# ---- property: arbitrary YAML never yields anything but a ledger error -------------------
+
+yaml_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["report", "id", "kind", "claims", "documents", "edges", "quote",
+                         "basis", "formula", "result", "page", "doc", "title", "x"]),
+        inner, max_size=5),
+    max_leaves=20)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          deadline=None)
+@given(data=yaml_values)
+def test_arbitrary_yaml_is_a_ledger_error_or_a_ledger(ws: Path, data: object) -> None:
+    write(ws, yaml.safe_dump(data, allow_unicode=True))
+    try:
+        load_ledger([ws / "claims"])
+    except LedgerErrors as e:
+        assert all(isinstance(p, LedgerError) and p.file for p in e.problems)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          deadline=None)
+@given(text=st.text(max_size=200))
+def test_arbitrary_text_is_a_ledger_error_or_a_ledger(ws: Path, text: str) -> None:
+    (ws / "claims" / "R.yaml").write_text(text, encoding="utf-8", errors="surrogatepass"
+                                          ) if "\ud800" not in text else None
+    try:
+        load_ledger([ws / "claims"])
+    except LedgerErrors:
+        pass
