@@ -71,6 +71,7 @@ def _check_fields(obj: Any, table: dict[str, tuple[str, bool]], what: str, file:
         col.add(f"{what} must be a mapping of field: value", file, line)
         return False
     ok = True
+    bad_optional: list[str] = []
     for key in obj:
         if key not in table and key not in extra_ok:
             known = ", ".join(sorted(set(table) | set(extra_ok)))
@@ -88,6 +89,10 @@ def _check_fields(obj: Any, table: dict[str, tuple[str, bool]], what: str, file:
             col.add(f"{key} must be {problem}; got {_show(obj[key])}", file, _line(obj, key, line))
             if required:
                 ok = False
+            else:
+                bad_optional.append(key)
+    for key in bad_optional:  # reported above; dropped so building the claim cannot trip on it
+        del obj[key]
     return ok
 
 
