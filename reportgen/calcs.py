@@ -82,6 +82,12 @@ def parse(text: str, known_ids: Iterable[str]) -> Formula:
                            "+ - * /, parentheses and abs min max round sum") from None
     for node in ast.walk(tree):
         _check_node(node, text, len(refs))
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and (node.id in _FUNCS) != (id(node) in called):
+            raise FormulaError(f"formula {text!r}: {node.id if node.id in _FUNCS else 'a value'}"
+                               " used as a function or a function used as a value; write "
+                               "abs(x), min(a, b), round(x, 2)")
     return Formula(text, tuple(refs), tree)
 
 

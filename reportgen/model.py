@@ -131,7 +131,7 @@ class Anchor:
     page: int
     page_end: int
     bbox: BBox  # union of the matched characters on `page`
-    method: str  # exact | normalized | hyphenation | ...
+    method: str  # exact | space | nfkc | hyphenation, with +columns or +rows for the order
     # one (page, bbox) per matched line, in reading order, across page and page_end
     rects: tuple[tuple[int, BBox], ...] = ()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen import calcs
-from reportgen.errors import DocumentError, LedgerError, LedgerErrors, ReportgenError
+from reportgen.errors import DocumentError, display_path, LedgerError, LedgerErrors, ReportgenError
 from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, InferenceResult,
                              Ledger, Result, Verification)
 
@@ -54,7 +54,8 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None) -> Verification:
             except DocumentError as e:
                 broken.add(doc_id)
                 d = ledger.documents[doc_id]
-                problems.append(LedgerError(f"document {doc_id!r} ({e.file}): {e.message}",
+                where = display_path(e.file or d.path)
+                problems.append(LedgerError(f"document {doc_id!r} ({where}): {e.message}",
                                             d.loc.file, d.loc.line))
         for cid, claim in ledger.claims.items():
             if isinstance(claim, Fact) and claim.doc not in broken:

@@ -1,0 +1,384 @@
+"""Find a quote on a page (the anchor rule of ledger.md section 5) and explain a miss.
+
+Pure functions over `PageText`, so every case is testable without a PDF.
+
+A match is tried at four *levels*, each looser than the one before, and the first that
+finds the quote names the method (`Anchor.method`):
+
+- ``exact``: strip ASCII whitespace from page text and quote, find a substring (the spec's rule);
+- ``space``: every Unicode space (NBSP, thin space, ideographic space, zero-width space) is
+  whitespace too;
+- ``nfkc``: also fold compatibility forms per character with NFKC (ligature U+FB01 -> "fi",
+  full-width digits and punctuation, Kangxi radicals -> ideographs, U+2010 HYPHEN -> "-").
+  Superscripts, subscripts, circled and fraction forms are *not* folded: "10²" is not "102";
+- ``hyphenation``: also let a hyphen that ends a line be skipped, so a word broken at a line
+  end may be typed whole (the hyphen still matches when typed). A hyphen whose hyphenated
+  word also stands inside a line on the same page ("non-normal") is part of the word and
+  is never skipped.
+
+Dashes, minus signs, digits and punctuation are never folded into one another.
+
+Each level is tried over the reading orders of `reportgen.pdf.orders` (``stream``, the
+spec's content-stream rule, then ``columns`` and ``rows``); a match lies within one run of
+one order, so it never jumps between columns or rows a reader would not join.
+
+`miss_hint` (in `reportgen.pdf.hints`, re-exported here) explains a miss.
+
+A match found in an order other than ``stream`` records it after a ``+``: ``exact+rows``,
+``nfkc+columns``. A cross-page match whose two pages were read in different orders records
+both (``exact+columns/stream``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from reportgen.model import Anchor, BBox
+from reportgen.pdf.orders import ORDERS, line_chars, runs
+from reportgen.pdf.text import PageText, union
+
+LEVELS = ("exact", "space", "nfkc", "hyphenation")
+
+_ASCII_WS = frozenset(" \t\n\r\x0b\x0c")
+# Invisible characters that act as word gaps in text layers though they are not category Z.
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\x1c\x1d\x1e\x1f\x85")
+# Hyphens that a typesetter puts at a line end when it breaks a word.
+_LINE_HYPHENS = frozenset("-\u2010\u00ad")
+# Hyphens that are one character in meaning (HYPHEN, NON-BREAKING HYPHEN, HYPHEN-MINUS);
+# MINUS SIGN and the dashes are not among them.
+_HYPHENS = frozenset("\u2010\u2011")
+# Decompositions that change meaning: 10² is not 102, ① is not 1, ½ is not 1/2.
+_KEEP_TAGS = ("<super>", "<sub>", "<circle>", "<fraction>")
+
+
+@lru_cache(maxsize=8192)
+def is_space(c: str) -> bool:
+    """Any Unicode space or invisible gap character counts as whitespace from level `space` on."""
+    return c.isspace() or c in _ZERO_WIDTH or unicodedata.category(c) in ("Zs", "Zl", "Zp")
+
+
+@lru_cache(maxsize=16384)
+def _nfkc(c: str) -> str:
+    """NFKC of one character, except forms whose meaning differs; spaces in the result dropped."""
+    if c in _HYPHENS:
+        return "-"
+    dec = unicodedata.decomposition(c)
+    if dec.startswith(_KEEP_TAGS):
+        return c
+    out = unicodedata.normalize("NFKC", c)
+    return "".join(x for x in out if not is_space(x))
+
+
+def fold(c: str, level: str) -> str:
+    """What one character contributes to the comparison key at a level ("" when it is a gap)."""
+    if level == "exact":
+        return "" if c in _ASCII_WS else c
+    if is_space(c):
+        return ""
+    if level == "space":
+        return c
+    return _nfkc(c)
+
+
+@dataclass(frozen=True)
+class _Key:
+    """A run of page text folded at one level, mapped back to the characters it came from."""
+
+    text: str
+    src: tuple[int, ...]  # index into PageText.chars for each key character
+    optional: frozenset[int]  # key positions that may be skipped (line-end hyphens)
+    run: tuple[int, ...] = ()  # the run's char indices, gaps included (for display)
+
+
+def _fold_quote(quote: str, level: str) -> tuple[str, list[int]]:
+    """The quote folded at a level, and for each key character its index in the quote."""
+    out: list[str] = []
+    src: list[int] = []
+    for i, c in enumerate(quote):
+        if c == "\x00":
+            continue
+        for x in fold(c, level):
+            out.append(x)
+            src.append(i)
+    return "".join(out), src
+
+
+def _line_end_hyphens(page: PageText) -> frozenset[int]:
+    """Char indices of hyphens that are the last visible character of their line."""
+    got = page._cache.get("hyph")
+    if got is None:
+        ends: set[int] = set()
+        by_line = line_chars(page)
+        flat = "".join(ch.c for ch in page.chars if not is_space(ch.c))
+        for line, idxs in by_line.items():
+            for k in range(len(idxs) - 1, -1, -1):
+                i = idxs[k]
+                c = page.chars[i].c
+                if is_space(c):
+                    continue
+                if c in _LINE_HYPHENS and not _compound(page, idxs[:k], by_line.get(line + 1, []),
+                                                         c, flat):
+                    ends.add(i)
+                break
+        got = frozenset(ends)
+        page._cache["hyph"] = got
+    return got
+
+
+def _compound(page: PageText, before: list[int], after: list[int], hyphen: str,
+              flat: str) -> bool:
+    """True when the hyphenated word also stands inside a line on this page ("non-normal"),
+    so the hyphen at the line end is part of the word, not a break to be dropped."""
+    head = ""
+    for i in reversed(before):
+        c = page.chars[i].c
+        if not c.isalpha():
+            break
+        head = c + head
+    tail = ""
+    for i in after:
+        c = page.chars[i].c
+        if is_space(c) and not tail:
+            continue
+        if not c.isalpha():
+            break
+        tail += c
+    if not head or not tail:
+        return False
+    word = head + hyphen + tail
+    return flat.count(word) >= 2 and flat.count(head + tail) == 0
+
+
+def _folded(page: PageText, level: str) -> list[str]:
+    """Each character of the page folded at a level, computed once per page and level."""
+    ck = ("folded", level)
+    got = page._cache.get(ck)
+    if got is None:
+        got = page._cache[ck] = [fold(ch.c, level) for ch in page.chars]
+    return got
+
+
+# Stands between two runs joined into one key: never in a folded quote, so no match spans it.
+_BARRIER = "\x00"
+
+
+def _key(page: PageText, run_list: Sequence[Sequence[int]], level: str) -> _Key:
+    """One key for a list of runs, runs separated by a barrier character (src -1)."""
+    hyph = _line_end_hyphens(page) if level == "hyphenation" else frozenset()
+    folded = _folded(page, level)
+    parts: list[str] = []
+    src: list[int] = []
+    every: list[int] = []
+    for k, run in enumerate(run_list):
+        if k:
+            parts.append(_BARRIER)
+            src.append(-1)
+        every.extend(run)
+        kept = [i for i in run if folded[i]]
+        texts = [folded[i] for i in kept]
+        parts.extend(texts)
+        if all(len(t) == 1 for t in texts):
+            src.extend(kept)
+        else:  # a character that folds to several ("ﬁ" -> "fi") maps each to itself
+            for i, t in zip(kept, texts):
+                src.extend([i] * len(t))
+    optional = frozenset(k for k, i in enumerate(src) if i in hyph) if hyph else frozenset()
+    return _Key("".join(parts), tuple(src), optional, tuple(every))
+
+
+def _keys(page: PageText, order: str, level: str,
+          skip: frozenset[int] = frozenset()) -> list[_Key]:
+    """The order's runs as keys: [whole order joined with barriers, first run, last run]."""
+    ck = ("keys", order, level, skip)
+    got = page._cache.get(ck)
+    if got is None:
+        rs = runs(page, order, skip)
+        whole = _key(page, rs, level)
+        if len(rs) == 1:
+            got = [whole]
+        else:
+            got = [whole, _key(page, rs[:1], level), _key(page, rs[-1:], level)]
+        page._cache[ck] = got
+    return got
+
+
+def _whole(page: PageText, order: str, level: str, skip: frozenset[int] = frozenset()) -> _Key:
+    return _keys(page, order, level, skip)[0]
+
+
+def _first_run(page: PageText, order: str, level: str, skip: frozenset[int]) -> _Key:
+    ks = _keys(page, order, level, skip)
+    return ks[1] if len(ks) > 1 else ks[0]
+
+
+def _last_run(page: PageText, order: str, level: str, skip: frozenset[int]) -> _Key:
+    ks = _keys(page, order, level, skip)
+    return ks[2] if len(ks) > 1 else ks[0]
+
+
+# ---- matching ------------------------------------------------------------------------
+
+
+def _find(q: str, key: _Key, need_cross: int | None = None) -> list[int] | None:
+    """Key positions of the first occurrence of q (skipping optional hyphens if any).
+
+    With need_cross, only an occurrence that starts before and ends after that position counts.
+    """
+    text = key.text
+    if not key.optional:
+        start = text.find(q)
+        while start >= 0:
+            if need_cross is None or (start < need_cross < start + len(q)):
+                return list(range(start, start + len(q)))
+            start = text.find(q, start + 1)
+        return None
+    first = q[0]
+    start = text.find(first)
+    n, m = len(text), len(q)
+    while start >= 0:
+        i, j = start, 0
+        used: list[int] = []
+        while i < n and j < m:
+            if text[i] == q[j]:
+                used.append(i)
+                i += 1
+                j += 1
+            elif i in key.optional:
+                i += 1
+            else:
+                break
+        if j == m and (need_cross is None or (used[0] < need_cross <= used[-1])):
+            return used
+        start = text.find(first, start + 1)
+    return None
+
+
+def _rects(page: PageText, idxs: list[int], pno: int) -> list[tuple[int, BBox]]:
+    """One box per matched line, in match order."""
+    out: list[tuple[int, BBox]] = []
+    cur_line = None
+    boxes: list[BBox] = []
+    for i in idxs:
+        ch = page.chars[i]
+        if ch.line != cur_line and boxes:
+            out.append((pno, union(boxes)))
+            boxes = []
+        cur_line = ch.line
+        boxes.append(ch.bbox)
+    if boxes:
+        out.append((pno, union(boxes)))
+    return out
+
+
+def _dedupe(idxs: Iterable[int]) -> list[int]:
+    seen: set[int] = set()
+    out = []
+    for i in idxs:
+        if i not in seen:
+            seen.add(i)
+            out.append(i)
+    return out
+
+
+def _method(level: str, *orders: str) -> str:
+    uniq = list(dict.fromkeys(orders))
+    if uniq == ["stream"]:
+        return level
+    return level + "+" + "/".join(orders if len(uniq) > 1 else uniq)
+
+
+def match_page(quote: str, page: PageText) -> Anchor | None:
+    """The quote wholly on this page, by the first level and reading order that finds it."""
+    if not page.has_text_layer:
+        return None
+    for level in LEVELS:
+        q, _ = _fold_quote(quote, level)
+        if not q:
+            return None
+        for order in ORDERS:
+            for key in (_whole(page, order, level),):
+                pos = _find(q, key)
+                if pos is None:
+                    continue
+                idxs = _dedupe(key.src[p] for p in pos)
+                rects = _rects(page, idxs, page.number)
+                return Anchor(page.number, page.number, union([b for _, b in rects]),
+                              _method(level, order), tuple(rects))
+    return None
+
+
+def _digit_mask(s: str) -> str:
+    return re.sub(r"\d+", "#", "".join(s.split()))
+
+
+def running_lines(page: PageText, other: PageText) -> frozenset[int]:
+    """Lines of `page` that are running heads or feet: in a margin band and a page number,
+    or repeating (digits aside) a line in the same band of the neighbouring page."""
+    bands: dict[str, set[str]] = {"top": set(), "bottom": set()}
+    for ln in other.lines:
+        if ln.band:
+            bands[ln.band].add(_digit_mask(ln.text))
+    run = {ln.index for ln in page.lines
+           if ln.band and (ln.folio or _digit_mask(ln.text) in bands[ln.band])}
+    # A margin line on the same row as a page number is part of the running head/foot
+    # ("CHAPTER 1. INTRODUCTION      2").
+    for ln in page.lines:
+        if ln.band and ln.index not in run and any(
+                page.lines[i].folio and page.lines[i].band == ln.band
+                and min(ln.bbox[3], page.lines[i].bbox[3]) > max(ln.bbox[1], page.lines[i].bbox[1])
+                for i in run):
+            run.add(ln.index)
+    return frozenset(run)
+
+
+def match_across(quote: str, page: PageText, next_page: PageText) -> Anchor | None:
+    """A quote that begins on `page` and ends on `next_page`, running heads/feet skipped."""
+    if not (page.has_text_layer and next_page.has_text_layer):
+        return None
+    # First skip the running heads and feet we can tell; then every line in the margins.
+    skips = [(running_lines(page, next_page), running_lines(next_page, page)),
+             (frozenset(ln.index for ln in page.lines if ln.band),
+              frozenset(ln.index for ln in next_page.lines if ln.band))]
+    combos = [("stream", "stream"), ("columns", "columns"),
+              ("columns", "stream"), ("stream", "columns")]
+    for level in LEVELS:
+        q, _ = _fold_quote(quote, level)
+        if not q:
+            return None
+        for (skip_a, skip_b), (oa, ob) in ((sk, c) for sk in skips for c in combos):
+            ka = _last_run(page, oa, level, skip_a)
+            kb = _first_run(next_page, ob, level, skip_b)
+            if not ka.text or not kb.text:
+                continue
+            joined = _Key(ka.text + kb.text, (), ka.optional | {p + len(ka.text) for p in kb.optional})
+            pos = _find(q, joined, need_cross=len(ka.text))
+            if pos is None:
+                continue
+            na = len(ka.text)
+            ia = _dedupe(ka.src[p] for p in pos if p < na)
+            ib = _dedupe(kb.src[p - na] for p in pos if p >= na)
+            ra = _rects(page, ia, page.number)
+            rb = _rects(next_page, ib, next_page.number)
+            return Anchor(page.number, next_page.number, union([b for _, b in ra]),
+                          _method(level, oa, ob), tuple(ra + rb))
+    return None
+
+
+def match_quote(quote: str, page: PageText, next_page: PageText | None = None) -> Anchor | None:
+    """The anchor of a quote that begins on `page` (running onto `next_page` if given), or None."""
+    hit = match_page(quote, page)
+    if hit is None and next_page is not None:
+        hit = match_across(quote, page, next_page)
+    return hit
+
+
+def miss_hint(quote: str, page: PageText, found_on: Sequence[str] = (),
+              next_page: PageText | None = None) -> str:
+    """Why a quote missed `page` and what helps (see `reportgen.pdf.hints.miss_hint`)."""
+    from reportgen.pdf.hints import miss_hint as hint
+
+    return hint(quote, page, found_on, next_page)

@@ -1,0 +1,223 @@
+"""Reading orders of a page: the runs of characters a reader could mean, each read straight on.
+
+Pure functions over `PageText`. MuPDF's content-stream order is often right where sorting
+by position is wrong and vice versa, so `reportgen.pdf.anchors` tries each order here:
+
+- ``stream``: the content-stream order, the whole page as one run (the spec's rule);
+- ``columns``: margin lines first and last; sections split by full-width lines; in each
+  section the main type, then smaller type (footnotes), each as columns left to right
+  (found from gutters no line crosses), a column top to bottom: a column reads as one run
+  and runs on into the next column;
+- ``rows``: visual rows top to bottom, the lines (table cells) of a row left to right; a
+  row that holds side-by-side cells is a run of its own, and two wide lines side by side
+  (prose columns) are never joined.
+
+On a page whose text runs down the displayed page (a table stored sideways under
+/Rotate), line boxes are turned into the reading frame first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from reportgen.pdf.text import PageText, TextLine
+
+ORDERS = ("stream", "columns", "rows")
+
+
+def _visible_lines(page: PageText, skip: frozenset[int] = frozenset()) -> list[TextLine]:
+    """Lines with text, their boxes turned into the reading frame (writing direction = +x).
+
+    On a page whose text runs down the displayed page (a table drawn sideways), sorting
+    by displayed y would read along the text, so the boxes are rotated first.
+    """
+    lines = [ln for ln in page.lines if ln.text.strip() and ln.index not in skip]
+    if not lines:
+        return lines
+    counts: dict[tuple[int, int], int] = {}
+    for ln in lines:
+        k = (round(ln.dir[0]), round(ln.dir[1]))
+        counts[k] = counts.get(k, 0) + len(ln.text)
+    dx, dy = max(counts, key=lambda k: counts[k])
+    # Lines across the dominant direction (a sideways printer's mark in the margin) stay
+    # in the stream order only: they would cut through every row and column.
+    lines = [ln for ln in lines if (round(ln.dir[0]), round(ln.dir[1])) == (dx, dy)]
+    if (dx, dy) == (1, 0) or (dx, dy) == (0, 0):
+        return lines
+    out = []
+    for ln in lines:
+        x0, y0, x1, y1 = ln.bbox
+        # Rotate so that (dx, dy) becomes (1, 0): x' = x*dx + y*dy, y' = y*dx - x*dy.
+        xs = [x * dx + y * dy for x, y in ((x0, y0), (x1, y1))]
+        ys = [y * dx - x * dy for x, y in ((x0, y0), (x1, y1))]
+        out.append(replace(ln, bbox=(min(xs), min(ys), max(xs), max(ys))))
+    return out
+
+
+def _rows(lines: list[TextLine]) -> list[list[TextLine]]:
+    """Group lines into visual rows (vertical overlap), rows top to bottom, lines left to right."""
+    rows: list[tuple[float, float, list[TextLine]]] = []
+    for ln in sorted(lines, key=lambda l: (l.bbox[1], l.bbox[0])):
+        y0, y1 = ln.bbox[1], ln.bbox[3]
+        h = max(y1 - y0, 0.1)
+        if rows:
+            ry0, ry1, members = rows[-1]
+            overlap = min(ry1, y1) - max(ry0, y0)
+            if overlap >= 0.5 * min(h, max(ry1 - ry0, 0.1)):
+                members.append(ln)
+                rows[-1] = (min(ry0, y0), max(ry1, y1), members)
+                continue
+        rows.append((y0, y1, [ln]))
+    return [sorted(m, key=lambda l: (l.bbox[0], l.bbox[1])) for _, _, m in rows]
+
+
+def _content_width(lines: list[TextLine]) -> float:
+    """The width the page's text spans."""
+    if not lines:
+        return 1.0
+    return max(max(ln.bbox[2] for ln in lines) - min(ln.bbox[0] for ln in lines), 1.0)
+
+
+def _gutters(sec: list[TextLine]) -> list[float]:
+    """x positions between columns: runs of at least 3 pt that (almost) no line crosses.
+
+    A few crossing lines are tolerated in a long section (a figure label, a stray footer
+    piece), so one of them does not fuse two columns.
+    """
+    lo = int(min(ln.bbox[0] for ln in sec))
+    hi = int(max(ln.bbox[2] for ln in sec)) + 1
+    cov = [0] * (hi - lo + 1)
+    for ln in sec:
+        for x in range(int(ln.bbox[0]) - lo + 1, int(ln.bbox[2]) - lo):
+            cov[x] += 1
+    thr = 0 if len(sec) < 12 else max(1, len(sec) // 40)
+    cuts: list[float] = []
+    start = None
+    for x, c in enumerate(cov + [thr + 1]):
+        if c <= thr:
+            if start is None:
+                start = x
+        else:
+            if start is not None and x - start >= 3 and start > 0 and x < len(cov):
+                cuts.append(lo + (start + x) / 2)
+            start = None
+    return cuts
+
+
+def _split_small(sec: list[TextLine]) -> tuple[list[TextLine], list[TextLine]]:
+    """Lines in the section's main type size, and lines clearly smaller (under 85%)."""
+    weight: dict[float, int] = {}
+    for ln in sec:
+        h = round(ln.bbox[3] - ln.bbox[1], 0)
+        weight[h] = weight.get(h, 0) + len(ln.text)
+    if len(weight) < 2:
+        return sec, []
+    main_h = max(weight, key=lambda h: weight[h])
+    main = [ln for ln in sec if ln.bbox[3] - ln.bbox[1] >= 0.85 * main_h]
+    small = [ln for ln in sec if ln.bbox[3] - ln.bbox[1] < 0.85 * main_h]
+    return main, small
+
+
+def _column_lines(lines: list[TextLine]) -> list[TextLine]:
+    """Lines in column order: sections split by full-width lines; in each, columns left to right.
+
+    Lines in the top and bottom page margins (running heads, folios, printer's marks) are
+    read first and last and take no part in finding columns.
+    """
+    if not lines:
+        return []
+    top = [ln for ln in lines if ln.band == "top"]
+    bottom = [ln for ln in lines if ln.band == "bottom"]
+    body = [ln for ln in lines if not ln.band]
+    if not body:
+        return [ln for row in _rows(lines) for ln in row]
+    wide = 0.55 * _content_width(body)
+    sections: list[list[TextLine]] = []
+    cur: list[TextLine] = []
+    for ln in sorted(body, key=lambda l: (l.bbox[1], l.bbox[0])):
+        if ln.bbox[2] - ln.bbox[0] > wide:
+            if cur:
+                sections.append(cur)
+                cur = []
+            sections.append([ln])
+        else:
+            cur.append(ln)
+    if cur:
+        sections.append(cur)
+    out: list[TextLine] = [ln for row in _rows(top) for ln in row]
+    for sec in sections:
+        # Smaller type (footnotes, captions) reads after the body, so a sentence runs on
+        # from the foot of one column to the head of the next.
+        main, small = _split_small(sec)
+        for part in (main, small):
+            if not part:
+                continue
+            cuts = _gutters(part)
+            cols: list[list[TextLine]] = [[] for _ in range(len(cuts) + 1)]
+            for ln in part:
+                k = sum(1 for c in cuts if ln.bbox[0] >= c)
+                cols[k].append(ln)
+            for col in cols:
+                for row in _rows(col):
+                    out.extend(row)
+    out.extend(ln for row in _rows(bottom) for ln in row)
+    return out
+
+
+def _chars_of(page: PageText, lines: Iterable[TextLine]) -> list[int]:
+    """Char indices of the given lines, each line's chars in stream order."""
+    by_line = line_chars(page)
+    out: list[int] = []
+    for ln in lines:
+        out.extend(by_line.get(ln.index, ()))
+    return out
+
+
+def line_chars(page: PageText) -> dict[int, list[int]]:
+    """Char indices of each line, in stream order (cached on the page)."""
+    cache = page._cache
+    got = cache.get("line_chars")
+    if got is None:
+        got = {}
+        for i, ch in enumerate(page.chars):
+            got.setdefault(ch.line, []).append(i)
+        cache["line_chars"] = got
+    return got
+
+
+def runs(page: PageText, order: str, skip: frozenset[int] = frozenset()) -> list[list[int]]:
+    """The page's chars as runs in one reading order; a match must lie within one run."""
+    ck = ("runs", order, skip)
+    got = page._cache.get(ck)
+    if got is not None:
+        return got
+    if order == "stream":
+        out = [[i for i, ch in enumerate(page.chars) if ch.line not in skip]]
+    elif order == "columns":
+        out = [_chars_of(page, _column_lines(_visible_lines(page, skip)))]
+    elif order == "rows":
+        lines = _visible_lines(page, skip)
+        out = []
+        cur: list[int] = []
+        wide = 0.3 * _content_width(lines)
+        for row in _rows(lines):
+            if len(row) > 1 and cur:  # side-by-side cells: a run of its own
+                out.append(cur)
+                cur = []
+            for k, ln in enumerate(row):
+                # Two wide lines side by side are prose columns, not cells: never join them.
+                if k and ln.bbox[2] - ln.bbox[0] >= wide and (
+                        row[k - 1].bbox[2] - row[k - 1].bbox[0] >= wide) and cur:
+                    out.append(cur)
+                    cur = []
+                cur.extend(_chars_of(page, [ln]))
+            if len(row) > 1:
+                out.append(cur)
+                cur = []
+        if cur:
+            out.append(cur)
+    else:
+        raise ValueError(f"unknown reading order {order!r}")
+    page._cache[ck] = out
+    return out

@@ -1,0 +1,165 @@
+"""A page's text layer as plain values (chars with boxes), so matching is testable without a PDF.
+
+Stdlib only. Every box is in PDF points, origin top-left, on the page as displayed (after
+/Rotate); `reportgen.pdf.textlayer` builds these values from PyMuPDF, tests build them by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from reportgen.model import BBox
+
+Band = Literal["top", "bottom", ""]
+
+# The share of the page height at the top and bottom where running heads and folios live.
+MARGIN_SHARE = 0.08
+
+# Text a running header or footer is made of when it carries a page number: "12", "- 12 -",
+# "Page 3 of 10", "iv", "第 3 页", "48495".
+_FOLIO = re.compile(
+    r"^[\s\-–—·|]*(?:(?:page|p\.|seite|第)\s*)?(?:\d{1,5}|[ivxlcdm]{1,7})"
+    r"(?:\s*(?:of|/|de|von)\s*\d{1,5})?\s*(?:页|頁)?[\s\-–—·|]*$",
+    re.IGNORECASE,
+)
+
+
+def is_folio(text: str) -> bool:
+    """True for text that reads as a bare page number, the commonest running footer."""
+    return bool(_FOLIO.match(text.strip())) and text.strip() != ""
+
+
+def union(boxes: list[BBox] | tuple[BBox, ...]) -> BBox:
+    """The smallest box holding every box given (at least one)."""
+    x0 = min(b[0] for b in boxes)
+    y0 = min(b[1] for b in boxes)
+    x1 = max(b[2] for b in boxes)
+    y1 = max(b[3] for b in boxes)
+    return (x0, y0, x1, y1)
+
+
+class TextChar(NamedTuple):
+    """One character of the text layer with its box and the line and block it belongs to.
+
+    A NamedTuple rather than a frozen dataclass: pages hold thousands of these and a tuple
+    is several times cheaper to build, which the build's speed depends on.
+    """
+
+    c: str
+    bbox: BBox
+    line: int  # index into PageText.lines (page-wide, content-stream order)
+    block: int  # text block index (page-wide, content-stream order)
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One text line as MuPDF groups it: where it stands and whether it is a running head/foot."""
+
+    index: int
+    block: int
+    bbox: BBox
+    text: str
+    band: Band = ""  # "top"/"bottom" when the line lies wholly in that page margin
+    folio: bool = False  # in a margin band and reads as a page number
+    dir: tuple[float, float] = (1.0, 0.0)  # writing direction on the displayed page
+
+
+@dataclass(frozen=True)
+class PageText:
+    """The text layer of one page; chars are in content-stream order (MuPDF's order)."""
+
+    number: int  # 1-based
+    width: float
+    height: float
+    chars: tuple[TextChar, ...]
+    has_text_layer: bool
+    lines: tuple[TextLine, ...] = ()
+    _cache: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    @property
+    def text(self) -> str:
+        """The characters in content-stream order, a newline between lines (for hints and debugging)."""
+        out: list[str] = []
+        prev = None
+        for ch in self.chars:
+            if prev is not None and ch.line != prev:
+                out.append("\n")
+            out.append(ch.c)
+            prev = ch.line
+        return "".join(out)
+
+    def line_text(self, index: int) -> str:
+        """The text of one line."""
+        return "".join(ch.c for ch in self.chars if ch.line == index)
+
+
+def _isolated_edges(infos: list[TextLine], height: float) -> None:
+    """Mark the first and last rows of text as margin lines when they stand apart.
+
+    Books and reports set running heads and folios well inside the page (LaTeX: 12% from
+    the top), so the fixed margin band misses them; what gives them away is the gap
+    between them and the body, several times the gap between body lines.
+    """
+    body = [ln for ln in infos if ln.text.strip() and ln.dir == (1.0, 0.0)]
+    if len(body) < 4:
+        return
+    rows: list[list[float]] = []  # [y0, y1, i...]
+    for ln in sorted(body, key=lambda l: l.bbox[1]):
+        if rows and ln.bbox[1] < rows[-1][1] - 0.5 * (ln.bbox[3] - ln.bbox[1]):
+            rows[-1][1] = max(rows[-1][1], ln.bbox[3])
+            continue
+        rows.append([ln.bbox[1], ln.bbox[3]])
+    if len(rows) < 4:
+        return
+    gaps = sorted(max(b[0] - a[1], 0.0) for a, b in zip(rows, rows[1:]))
+    typical = max(gaps[len(gaps) // 2], 1.0)
+    limit = max(3 * typical, 8.0)
+    top_cut = rows[0][1] if rows[1][0] - rows[0][1] > limit and rows[0][1] < 0.2 * height else None
+    bot_cut = rows[-1][0] if rows[-1][0] - rows[-2][1] > limit and rows[-1][0] > 0.8 * height else None
+    for k, ln in enumerate(infos):
+        if ln.band or not ln.text.strip():
+            continue
+        band: Band = ""
+        if top_cut is not None and ln.bbox[3] <= top_cut + 0.01:
+            band = "top"
+        elif bot_cut is not None and ln.bbox[1] >= bot_cut - 0.01:
+            band = "bottom"
+        if band:
+            infos[k] = TextLine(ln.index, ln.block, ln.bbox, ln.text, band, is_folio(ln.text), ln.dir)
+
+
+def build_page(number: int, width: float, height: float,
+               lines: list[list[tuple[str, BBox]]],
+               blocks: list[int] | None = None,
+               dirs: list[tuple[float, float]] | None = None) -> PageText:
+    """Assemble a PageText from lines of (char, box); used by the extractor and by tests."""
+    chars: list[TextChar] = []
+    infos: list[TextLine] = []
+    new = tuple.__new__
+    for li, line in enumerate(lines):
+        blk = blocks[li] if blocks is not None else li
+        chars.extend(new(TextChar, (c, bb, li, blk)) for c, bb in line)
+        if not line:
+            continue
+        text = "".join(c for c, _ in line)
+        # Spaces often carry made-up boxes; leave them out of the line's box.
+        boxes = [bb for c, bb in line if not c.isspace()] if any(
+            c.isspace() for c in text) else [bb for _, bb in line]
+        box = union(boxes or [bb for _, bb in line])
+        band: Band = ""
+        if box[3] <= height * MARGIN_SHARE:
+            band = "top"
+        elif box[1] >= height * (1 - MARGIN_SHARE):
+            band = "bottom"
+        d = dirs[li] if dirs is not None else (1.0, 0.0)
+        infos.append(TextLine(li, blk, box, text, band, bool(band) and is_folio(text), d))
+    _isolated_edges(infos, height)
+    # Lines without characters keep their index so TextChar.line stays a valid index.
+    by_index = {ln.index: ln for ln in infos}
+    full: list[TextLine] = []
+    for li in range(len(lines)):
+        full.append(by_index.get(li) or TextLine(li, blocks[li] if blocks else li, (0, 0, 0, 0), ""))
+    has_text = any(not ch.c.isspace() for ch in chars)
+    return PageText(number, width, height, tuple(chars), has_text, tuple(full))

@@ -1,0 +1,61 @@
+"""Read one page's text layer from PyMuPDF into a `PageText` (chars with displayed-page boxes).
+
+MuPDF 1.28 honours marked-content replacement text (`/Span <</ActualText (...)>> BDC ... EMC`)
+by default: the replacement characters take the place of the glyphs (the flag
+TEXT_IGNORE_ACTUALTEXT would turn that off, so we never set it). tests/test_textlayer.py
+checks this on a generated PDF, so a MuPDF upgrade that changes it fails loudly.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+from reportgen.model import BBox
+from reportgen.pdf.text import PageText, build_page
+
+# Ligatures stay one character (U+FB01 as the text layer has it; the `nfkc` level folds it),
+# whitespace stays as drawn, text outside the MediaBox is dropped. No images (slow, useless
+# here), and no CID-for-unknown-Unicode: an unmapped glyph stays U+FFFD, which a miss hint
+# can name, rather than a made-up character that could match by accident.
+FLAGS = (pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE
+         | pymupdf.TEXT_MEDIABOX_CLIP)
+
+
+def _transform(m: tuple[float, ...], bb: tuple[float, float, float, float]) -> BBox:
+    """A box through an affine matrix (a, b, c, d, e, f), as the box of its four corners."""
+    a, b, c, d, e, f = m
+    xs: list[float] = []
+    ys: list[float] = []
+    for x, y in ((bb[0], bb[1]), (bb[2], bb[1]), (bb[0], bb[3]), (bb[2], bb[3])):
+        xs.append(a * x + c * y + e)
+        ys.append(b * x + d * y + f)
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def extract_page(page: pymupdf.Page) -> PageText:
+    """The page's characters, lines and blocks in content-stream order, boxes as displayed."""
+    raw = page.get_text("rawdict", flags=FLAGS)
+    rot = page.rotation % 360
+    m = tuple(page.rotation_matrix) if rot else None
+    lines: list[list[tuple[str, BBox]]] = []
+    blocks: list[int] = []
+    dirs: list[tuple[float, float]] = []
+    for bno, block in enumerate(raw.get("blocks", ())):
+        if block.get("type", 0) != 0:
+            continue
+        for line in block.get("lines", ()):
+            chars: list[tuple[str, BBox]] = []
+            for span in line.get("spans", ()):
+                if m:
+                    chars.extend([(ch["c"], _transform(m, ch["bbox"])) for ch in span["chars"]])
+                else:  # rawdict boxes are already 4-tuples of floats
+                    chars.extend([(ch["c"], ch["bbox"]) for ch in span["chars"]])
+            if chars:
+                lines.append(chars)
+                blocks.append(bno)
+                dx, dy = line.get("dir", (1.0, 0.0))
+                if m:  # the writing direction turns with the page
+                    dx, dy = m[0] * dx + m[2] * dy, m[1] * dx + m[3] * dy
+                dirs.append((round(dx, 3), round(dy, 3)))
+    rect = page.rect  # the displayed page: width and height swap under /Rotate 90
+    return build_page(page.number + 1, rect.width, rect.height, lines, blocks, dirs)

@@ -1,0 +1,84 @@
+"""extract_page: chars, boxes as displayed, /ActualText, margins, pages without text."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+import pdf_fixtures as F
+from reportgen.pdf.text import is_folio
+from reportgen.pdf.textlayer import FLAGS, extract_page
+
+
+def first_page(data: bytes, n: int = 0) -> pymupdf.Page:
+    return pymupdf.open(stream=data, filetype="pdf")[n]
+
+
+def test_chars_lines_and_number():
+    pt = extract_page(first_page(F.hyphen_pdf()))
+    assert pt.number == 1 and pt.has_text_layer
+    assert pt.text.split("\n") == F.HYPHEN_LINES
+    assert [ln.text for ln in pt.lines] == F.HYPHEN_LINES
+    assert all(ch.line < len(pt.lines) for ch in pt.chars)
+    x0, y0, x1, y1 = pt.lines[0].bbox
+    assert 71.5 < x0 < 72.5 and 95 < y0 < 101 and x1 > 200
+
+
+def test_ligature_kept_as_one_character():
+    pt = extract_page(first_page(F.ligature_pdf()))
+    assert "\ufb01nancial" in pt.text and "\u00a0" in pt.text and "\u2013" in pt.text
+    assert FLAGS & pymupdf.TEXT_PRESERVE_LIGATURES
+
+
+def test_actualtext_replaces_glyphs():
+    """MuPDF 1.28 honours /ActualText by default; if an upgrade stops, this test says so."""
+    pt = extract_page(first_page(F.actualtext_pdf()))
+    assert "XYZ" not in pt.text
+    assert "".join(pt.text.split()) == "Thefinalfigure"
+    assert not FLAGS & pymupdf.TEXT_IGNORE_ACTUALTEXT
+    # the replacement characters sit where the replaced glyphs were drawn
+    fi = [ch for ch in pt.chars if ch.c in "fi" and ch.bbox[0] < 110]
+    assert fi and all(90 < ch.bbox[0] < 120 for ch in fi)
+
+
+def test_rotated_page_boxes_are_displayed():
+    page = first_page(F.rotated_pdf())
+    assert page.rotation == 90
+    pt = extract_page(page)
+    assert (pt.width, pt.height) == (792, 612)
+    for ch in pt.chars:
+        x0, y0, x1, y1 = ch.bbox
+        assert 0 <= x0 <= x1 <= 792 and 0 <= y0 <= y1 <= 612
+    # PyMuPDF's own search box (unrotated coordinates) turned by rotation_matrix holds ours
+    hit = page.search_for("Alabama")[0] * page.rotation_matrix
+    a_box = [ch.bbox for ch in pt.chars if ch.c == "A"][0]  # the "A" of "Alabama"
+    assert hit.x0 - 1 <= a_box[0] and a_box[2] <= hit.x1 + 1
+    assert hit.y0 - 1 <= a_box[1] and a_box[3] <= hit.y1 + 1
+    assert pt.lines[0].dir == (0.0, 1.0)
+
+
+def test_cjk_text():
+    pt = extract_page(first_page(F.cjk_pdf()))
+    assert [ln.text for ln in pt.lines] == F.CJK_LINES
+
+
+def test_page_without_text_layer():
+    pt = extract_page(first_page(F.no_text_pdf(), 1))
+    assert not pt.has_text_layer and pt.chars == ()
+
+
+def test_margin_lines():
+    doc = pymupdf.open(stream=F.cross_page_pdf(), filetype="pdf")
+    pt = extract_page(doc[0])
+    bands = {ln.text: (ln.band, ln.folio) for ln in pt.lines}
+    assert bands["Annual Report 2023"] == ("top", False)
+    assert bands["1"] == ("bottom", True)
+    assert bands[F.PAGE1_BODY[0]] == ("", False)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("12", True), ("- 12 -", True), ("Page 3 of 10", True), ("iv", True), ("第 3 页", True),
+    ("48495", True), ("Annual Report", False), ("12.5%", False), ("", False),
+])
+def test_is_folio(text, expected):
+    assert is_folio(text) is expected
