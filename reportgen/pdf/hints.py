@@ -104,7 +104,11 @@ def closest_text(quote: str, page: PageText, next_page: PageText | None = None,
     blocks = [b for b in SequenceMatcher(None, q, key.text[s:e], autojunk=False)
               .get_matching_blocks() if b.size]
     if blocks:
-        s, e = s + blocks[0].b, s + blocks[-1].b + blocks[-1].size
+        # Keep the page characters that stand where the quote's unmatched head or tail would
+        # be, so "1,234.6" against "1,234.5" reads as 5 for 6, not as a missing character.
+        head, tail = blocks[0].a, len(q) - (blocks[-1].a + blocks[-1].size)
+        s, e = (max(0, s + blocks[0].b - head),
+                min(n, s + blocks[-1].b + blocks[-1].size + tail))
     window = key.text[s:e]
     sm2 = SequenceMatcher(None, q, window, autojunk=False)
     r = sm2.ratio()

@@ -1,0 +1,159 @@
+"""`reportgen verify` end to end: PDF error classes, MISS lines, --json, exit codes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+from click.testing import CliRunner
+
+from reportgen.cli import main
+
+TEXT = "Revenue 1,234.5 grew 10% in the year."
+REPORT = ("report: {id: R, title: Test}\nclaims:\n"
+          "  - {id: f1, kind: fact, statement: s, doc: d1, page: %d, quote: \"%s\"}\n")
+
+
+def make_pdf(path: Path, pages: list[str]) -> Path:
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page()
+        if text:
+            page.insert_text((72, 72), text)
+    doc.save(path)
+    return path
+
+
+def setup(ws: Path, quote: str = "Revenue 1,234.5", page: int = 1, doc_line: str = "") -> None:
+    (ws / "claims").mkdir(exist_ok=True)
+    (ws / "claims" / "documents.yaml").write_text(
+        "documents:\n" + (doc_line or "  d1: {file: ../a.pdf, title: Doc A}\n"), encoding="utf-8")
+    (ws / "claims" / "R.yaml").write_text(REPORT % (page, quote), encoding="utf-8")
+
+
+def verify(ws: Path, monkeypatch: pytest.MonkeyPatch, *args: str):
+    monkeypatch.chdir(ws)
+    return CliRunner().invoke(main, ["verify", "claims", *args], catch_exceptions=False)
+
+
+def test_hit_prints_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path)
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 0
+    assert res.output == "R: facts=1 hits=1 misses=0\nTOTAL: facts=1 hits=1 misses=0\n"
+
+
+def test_json_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path)
+    res = verify(tmp_path, monkeypatch, "--json")
+    lines = [json.loads(x) for x in res.output.splitlines()]
+    assert res.exit_code == 0
+    assert list(lines[0]) == ["id", "report", "kind", "status", "doc", "page", "pageEnd", "bbox",
+                              "anchorMethod", "message"]
+    assert lines[0]["status"] == "hit" and lines[0]["anchorMethod"] == "exact"
+    x0, y0, x1, y1 = lines[0]["bbox"]
+    assert 70 <= x0 < x1 <= 612 and 50 < y0 < y1 < 80
+    assert lines[1] == {"total": {"facts": 1, "hits": 1, "misses": 0, "calcs": 0,
+                                  "mismatches": 0}}
+
+
+def test_miss_on_wrong_page_names_the_right_one(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", ["Cover", TEXT])
+    setup(tmp_path, page=1)
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    assert res.output.splitlines()[0] == "MISS f1 d1 p.1: quote not found on p.1; it occurs on p.2"
+    assert res.output.splitlines()[-1] == "TOTAL: facts=1 hits=0 misses=1"
+
+
+def test_miss_with_changed_digit_shows_closest_text(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path, quote="Revenue 1,234.6")
+    res = verify(tmp_path, monkeypatch)
+    first = res.output.splitlines()[0]
+    assert res.exit_code == 1
+    assert first.startswith("MISS f1 d1 p.1: quote not found on p.1")
+    assert "similarity" in first and "'5'" in first and "'6'" in first
+
+
+def test_miss_on_page_without_text_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", [""])
+    setup(tmp_path)
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    assert res.output.splitlines()[0].startswith("MISS f1 d1 p.1: ")
+    assert "no text layer" in res.output.splitlines()[0]
+
+
+def test_page_out_of_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path, page=9)
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    assert res.output == ("claims/R.yaml:3: page 9 is out of range: document d1 has 1 pages; "
+                          "page is the 1-based index a PDF viewer shows\n")
+
+
+@pytest.mark.parametrize("name,content,expected", [
+    ("zero-byte", b"", "file is empty (0 bytes); replace it with the real PDF"),
+    ("not-pdf", b"<html><body>Not found</body></html>", "not a PDF (no %PDF- header;"),
+    ("corrupt", b"%PDF-1.7\n" + b"\x00garbage" * 50, "cannot be read as a PDF"),
+])
+def test_bad_pdf_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
+                       content: bytes, expected: str) -> None:
+    (tmp_path / "a.pdf").write_bytes(content)
+    setup(tmp_path)
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    line = res.output.splitlines()[0]
+    assert line.startswith("claims/documents.yaml:2: document 'd1' (a.pdf): " + expected), line
+    assert "Traceback" not in res.output
+
+
+def test_encrypted_pdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), TEXT)
+    doc.save(tmp_path / "a.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="u", owner_pw="o")
+    setup(tmp_path)
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    assert res.output.startswith("claims/documents.yaml:2: document 'd1' (a.pdf): PDF is "
+                                 "encrypted and needs a password;")
+
+
+def test_sha256_pin_mismatch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pdf = make_pdf(tmp_path / "a.pdf", [TEXT])
+    actual = hashlib.sha256(pdf.read_bytes()).hexdigest()
+    setup(tmp_path, doc_line=f"  d1: {{file: ../a.pdf, sha256: '{'0' * 64}'}}\n")
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    assert res.output == (f"claims/documents.yaml:2: document 'd1' (a.pdf): SHA-256 mismatch: "
+                          f"the ledger pins {'0' * 64} but the file has {actual}; if this new "
+                          f"file is intended, update the pin to `sha256: {actual}`, otherwise "
+                          "restore the pinned file\n")
+
+
+def test_calc_mismatch_beyond_tolerance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path, quote="Revenue 1,234.5 grew 10%")
+    (tmp_path / "claims" / "R.yaml").write_text(
+        "report: {id: R, title: Test}\nclaims:\n"
+        "  - {id: g1, kind: fact, statement: s, doc: d1, page: 1, "
+        "quote: \"Revenue 1,234.5 grew 10%\", values: {rev: 1234.5, g: 10}}\n"
+        "  - {id: c1, kind: calc, statement: s, basis: [g1], "
+        "formula: \"g1.rev * g1.g / 100\", result: 123.6}\n"
+        "  - {id: i1, kind: inference, statement: s, basis: [c1], confidence: 0.5, note: n}\n",
+        encoding="utf-8")
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    out = res.output.splitlines()
+    assert out[0] == ("MISMATCH c1: formula g1.rev * g1.g / 100 computes 123.45, stated 123.6, "
+                      "tolerance 0.05 (off by 0.15)")
+    assert out[1] == "INVALID i1: its basis failed: c1"
