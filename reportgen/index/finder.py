@@ -1,0 +1,386 @@
+"""`reportgen find`: rank chunks by every channel, fuse with RRF, show quotable evidence.
+
+Each hit carries the chunk (doc, page, pageEnd, box, anchorMethod) and the *evidence*:
+the sentence or table row of that chunk that covers the most query terms, with its own
+box. That evidence text is taken from the page's text layer unchanged (only whitespace
+runs collapsed), so it can be pasted as a fact's `quote` (`stub_yaml`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reportgen.index import channels, store
+from reportgen.index.errors import QueryError, UnknownDocumentError
+from reportgen.index.chunking import _HEADING_RE
+from reportgen.index.fusion import rrf
+from reportgen.index.tokens import ngram_tokens, normalize, query_terms, unigram_tokens
+from reportgen.model import BBox
+
+CANDIDATES = 100  # per channel, before fusion
+
+_SENT_RE = re.compile(r".*?(?:[。！？；!?;]|\.(?=\s)|\Z)", re.S)
+_WS_RE = re.compile(r"\s+")
+_CJK_GAP_RE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str  # sentence | row | chunk
+    text: str  # as on the page, whitespace runs collapsed
+    page: int
+    bbox: BBox | None
+
+
+@dataclass(frozen=True)
+class Hit:
+    rank: int
+    chunk: int
+    doc: str
+    page: int
+    page_end: int
+    bbox: BBox | None
+    method: str
+    score: float
+    channels: dict[str, int]
+    text: str  # the chunk's text
+    evidence: Evidence
+    path: str = ""
+    section: str = ""
+    terms: tuple[str, ...] = field(default=())
+
+    def record(self) -> dict:
+        ev = self.evidence
+        return {"rank": self.rank, "doc": self.doc, "page": ev.page, "pageEnd": self.page_end,
+                "bbox": list(ev.bbox or self.bbox) if (ev.bbox or self.bbox) else None,
+                "text": ev.text, "score": round(self.score, 6), "channels": self.channels,
+                "kind": ev.kind, "chunk": self.text, "anchorMethod": self.method,
+                "section": self.section}
+
+
+def collapse(text: str) -> str:
+    return _CJK_GAP_RE.sub("", _WS_RE.sub(" ", text).strip())
+
+
+def check_query(query: str) -> None:
+    if not unigram_tokens(query):
+        shown = query if query.strip() else "(empty)"
+        raise QueryError(f"nothing to search for in the query {shown!r}: it has no letters, "
+                         "digits or characters other than punctuation and function words")
+
+
+def documents(con) -> dict[str, tuple[str, int]]:
+    return {r[0]: (r[1], r[2]) for r in con.execute("SELECT id, path, text_pages FROM documents")}
+
+
+def rankings(con, query: str, doc: str | None = None, embedder=None,
+             limit: int = CANDIDATES) -> dict[str, list[int]]:
+    out = {name: channels.lexical(con, name, query, limit, doc) for name in channels.LEXICAL}
+    if embedder is not None and store.has_vectors(con):
+        out["vector"] = channels.vector(con, embedder, query, limit, doc)
+    return out
+
+
+def search(db: Path, query: str, *, doc: str | None = None, k: int = 5, embedder=None,
+           hint: str = "claims", channel: str | None = None) -> list[Hit]:
+    """The top `k` chunks for `query`, fused over the channels (or only `channel`)."""
+    check_query(query)
+    con = store.open_for_read(Path(db), extensions=embedder is not None, hint=hint)
+    try:
+        docs = documents(con)
+        if doc is not None:
+            if doc not in docs:
+                known = ", ".join(sorted(docs)) or "none"
+                raise UnknownDocumentError(
+                    f"unknown document {doc!r}; the index holds: {known}")
+            if docs[doc][1] == 0:
+                raise UnknownDocumentError(
+                    f"document {doc!r} has no text layer (a scan?); there is nothing to search")
+        if embedder is not None:
+            _check_embedder(con, embedder, hint)
+        ranks = rankings(con, query, doc, embedder)
+        if channel is not None:
+            ranks = {channel: ranks.get(channel, [])}
+        fused = rrf(ranks)[:k]
+        return [_hit(con, n, f, query, docs) for n, f in enumerate(fused, start=1)]
+    finally:
+        con.close()
+
+
+def _check_embedder(con, embedder, hint: str) -> None:
+    from reportgen.index.errors import EmbedderError
+
+    want = store.meta(con, "embedder")
+    have = f"{embedder.name}:{int(embedder.dim)}"
+    if not store.has_vectors(con) or want is None:
+        raise EmbedderError("the evidence index holds no vectors; run "
+                            f"`reportgen index {hint} --embedder ...` to add them")
+    if want != have:
+        raise EmbedderError(f"the evidence index was embedded with {want}, not {have}; "
+                            f"run `reportgen index {hint} --embedder ...` with this embedder")
+
+
+def _hit(con, rank: int, f, query: str, docs) -> Hit:
+    row = con.execute(
+        "SELECT c.doc, c.page, c.page_end, c.x0, c.y0, c.x1, c.y1, c.method, c.block_first, "
+        "c.block_last, c.text, s.title FROM chunks c LEFT JOIN sections s "
+        "ON s.doc = c.doc AND s.seq = c.section WHERE c.id = ?", (f.id,)).fetchone()
+    d, page, page_end, x0, y0, x1, y1, method, bf, bl, text, title = row
+    bbox = (x0, y0, x1, y1) if x0 is not None else None
+    ev = best_evidence(con, d, page, bf, bl, query) or Evidence("chunk", text, page, bbox)
+    return Hit(rank, f.id, d, page, page_end, bbox, method, f.score, dict(f.ranks), text, ev,
+               docs[d][0], title or "", tuple(query_terms(query)))
+
+
+# ---- evidence: the best sentence or table row -------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Line:
+    block: int  # block seq
+    bbox: BBox
+    text: str
+
+
+def page_lines(con, doc: str, page: int) -> list[_Line]:
+    out = []
+    for seq, text, lines in con.execute(
+            "SELECT seq, text, lines FROM blocks WHERE doc=? AND page=? ORDER BY seq", (doc, page)):
+        for t, bb in zip(text.split("\n"), store.unpack_boxes(lines)):
+            out.append(_Line(seq, tuple(bb), t))
+    return out
+
+
+def _union(boxes) -> BBox | None:
+    boxes = list(boxes)
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def sentences(lines: Sequence[_Line]) -> list[tuple[str, BBox | None]]:
+    """Sentences of consecutive lines (of one paragraph), each with the box of its lines."""
+    out = []
+    text = ""
+    owner: list[int] = []
+    for i, ln in enumerate(lines):
+        text += ln.text + "\n"
+        owner.extend([i] * (len(ln.text) + 1))
+    for m in _SENT_RE.finditer(text):
+        s = m.group()
+        if len(_WS_RE.sub("", s)) < 2:
+            continue
+        idx = sorted(set(owner[m.start():m.end()]))
+        out.append((collapse(s), _union(lines[i].bbox for i in idx)))
+    return out
+
+
+def rows(lines: Sequence[_Line]) -> list[list[_Line]]:
+    """Visual rows: lines whose vertical extents overlap by half the smaller height, left to
+    right; only rows that hold lines of two or more blocks (table cells), at most one of
+    them wider than 30% of the page's text, are kept."""
+    order = sorted(lines, key=lambda ln: ((ln.bbox[1] + ln.bbox[3]) / 2, ln.bbox[0]))
+    groups: list[list[_Line]] = []
+    for ln in order:
+        if groups:
+            g = groups[-1][0]
+            top, bot = max(g.bbox[1], ln.bbox[1]), min(g.bbox[3], ln.bbox[3])
+            h = min(g.bbox[3] - g.bbox[1], ln.bbox[3] - ln.bbox[1]) or 1.0
+            if bot - top >= 0.5 * h:
+                groups[-1].append(ln)
+                continue
+        groups.append([ln])
+    if not lines:
+        return []
+    width = (max(ln.bbox[2] for ln in lines) - min(ln.bbox[0] for ln in lines)) or 1.0
+
+    def is_table_row(g: list[_Line]) -> bool:
+        # two columns of prose side by side are not a table row: at most one wide cell
+        wide = sum(ln.bbox[2] - ln.bbox[0] > 0.3 * width for ln in g)
+        return len({ln.block for ln in g}) > 1 and wide <= 1
+
+    return [sorted(g, key=lambda ln: ln.bbox[0]) for g in groups if is_table_row(g)]
+
+
+def unit_score(text: str, q_ngrams: set[str], q_uni: set[str]) -> float:
+    cov_n = len(q_ngrams & set(ngram_tokens(text))) / len(q_ngrams) if q_ngrams else 0.0
+    cov_u = len(q_uni & set(unigram_tokens(text))) / len(q_uni) if q_uni else 0.0
+    length = len(_WS_RE.sub("", text))
+    return 2 * cov_n + cov_u + min(length, 80) / 800 - (0.5 if length < 6 else 0.0)
+
+
+def _is_row_block(lines: Sequence[_Line]) -> bool:
+    """A block whose lines stand side by side (table cells of one row)."""
+    return len(lines) > 1 and any(
+        min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1]) > 0
+        for a, b in zip(lines, lines[1:]))
+
+
+def paragraphs(lines: Sequence[_Line]) -> list[list[_Line]]:
+    """Lines grouped by block, and consecutive blocks of prose that continue one another
+    merged (the next starts within a line's height below the last line, not indented
+    against it and at most 30 pt left of it; neither is a heading nor a table row), so a
+    sentence that a PDF writes one line per block is read whole."""
+    by_block: dict[int, list[_Line]] = {}
+    for ln in lines:
+        by_block.setdefault(ln.block, []).append(ln)
+    out: list[list[_Line]] = []
+    prev_row = True
+    for seq in sorted(by_block):
+        bl = by_block[seq]
+        row = _is_row_block(bl)
+        heading = bool(out) and (
+            (len(out[-1]) == 1 and _HEADING_RE.match(out[-1][0].text) is not None)
+            or (len(bl) == 1 and _HEADING_RE.match(bl[0].text) is not None))
+        if out and not row and not prev_row and not heading:
+            last = out[-1][-1]
+            first = bl[0]
+            h = (last.bbox[3] - last.bbox[1]) or 1.0
+            gap = first.bbox[1] - last.bbox[3]
+            # a continuation is not indented against the line before (a new paragraph is)
+            if -0.3 * h <= gap <= 0.9 * h and last.bbox[0] - 30 <= first.bbox[0] <= last.bbox[0] + 5:
+                out[-1].extend(bl)
+                prev_row = row
+                continue
+        out.append(list(bl))
+        prev_row = row
+    return out
+
+
+def candidates(con, doc: str, page: int, bf: int, bl: int) -> list[Evidence]:
+    """Sentences of the paragraphs that touch the chunk's blocks, and table rows."""
+    lines = page_lines(con, doc, page)
+    out: list[Evidence] = []
+    for para in paragraphs(lines):
+        if any(bf <= ln.block <= bl for ln in para):
+            out.extend(Evidence("sentence", t, page, bb) for t, bb in sentences(para))
+    for r in rows(lines):
+        if any(bf <= ln.block <= bl for ln in r):
+            out.append(Evidence("row", collapse(" ".join(ln.text for ln in r)), page,
+                                _union(ln.bbox for ln in r)))
+    return out
+
+
+def best_evidence(con, doc: str, page: int, bf: int, bl: int, query: str) -> Evidence | None:
+    ranked = ranked_evidence(con, doc, page, bf, bl, query)
+    return ranked[0] if ranked else None
+
+
+def ranked_evidence(con, doc: str, page: int, bf: int, bl: int, query: str) -> list[Evidence]:
+    qn, qu = set(ngram_tokens(query)), set(unigram_tokens(query))
+    cands = candidates(con, doc, page, bf, bl)
+    scored = sorted(enumerate(cands),
+                    key=lambda ic: (-unit_score(ic[1].text, qn, qu), len(ic[1].text), ic[0]))
+    return [c for _, c in scored]
+
+
+# ---- marking and stubs ------------------------------------------------------------------
+
+
+def mark_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
+    """Character spans of `text` that match the query: every occurrence of a word or number
+    term, and of every bigram of a CJK term (a lone character stands for itself)."""
+    low = normalize(text)
+    if len(low) != len(text):  # NFKC changed the length: match on the lower-cased text
+        low = text.lower()
+    mask = [False] * len(text)
+    for t in terms:
+        pieces = [t] if (t.isascii() or len(t) < 2) else [t[i:i + 2] for i in range(len(t) - 1)]
+        for p in pieces:
+            start = low.find(p)
+            while start >= 0:
+                for i in range(start, start + len(p)):
+                    mask[i] = True
+                start = low.find(p, start + 1)
+    spans = []
+    i = 0
+    while i < len(mask):
+        if mask[i]:
+            j = i
+            while j < len(mask) and mask[j]:
+                j += 1
+            spans.append((i, j))
+            i = j
+        else:
+            i += 1
+    return spans
+
+
+def mark(text: str, terms: Sequence[str], open_: str = "[", close: str = "]") -> str:
+    out, pos = [], 0
+    for a, b in mark_spans(text, terms):
+        out.append(text[pos:a] + open_ + text[a:b] + close)
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def quote_on_page(path: str, page: int, quotes: Sequence[str]) -> tuple[str, str] | None:
+    """The first of `quotes` that the anchor rule finds on `page` of the PDF, with the method
+    it matched by; exact matches are preferred over looser ones."""
+    import pymupdf
+
+    from reportgen.errors import DocumentError
+
+    if not Path(path).is_file():
+        raise DocumentError(f"the indexed file is gone: {path}; run `reportgen index` again")
+    try:
+        from reportgen.pdf.anchors import match_quote
+        from reportgen.pdf.textlayer import extract_page
+    except ImportError:  # the verifier's text layer is not there: plain whitespace-free rule
+        match_quote = extract_page = None
+    doc = pymupdf.open(path)
+    try:
+        pg = doc[page - 1]
+        if extract_page is not None:
+            pt = extract_page(pg)
+            found = []
+            for q in quotes:
+                a = match_quote(q, pt)
+                if a is not None:
+                    if a.method == "exact":
+                        return q, a.method
+                    found.append((q, a.method))
+            return found[0] if found else None
+        hay = _WS_RE.sub("", pg.get_text("text"))
+        for q in quotes:
+            if _WS_RE.sub("", q) in hay:
+                return q, "exact"
+        return None
+    finally:
+        doc.close()
+
+
+def stub_quote(db: Path, hit: Hit, query: str) -> tuple[str, str] | None:
+    """(quote, method) for a fact stub: the best evidence of the hit that the anchor rule
+    finds on its page, trying the ranked sentences and rows in order."""
+    con = store.open_for_read(Path(db))
+    try:
+        row = con.execute("SELECT block_first, block_last FROM chunks WHERE id=?",
+                          (hit.chunk,)).fetchone()
+        ranked = ranked_evidence(con, hit.doc, hit.evidence.page, row[0], row[1], query)
+    finally:
+        con.close()
+    quotes = [e.text for e in ranked[:12] if len(_WS_RE.sub("", e.text)) >= 4]
+    return quote_on_page(hit.path, hit.evidence.page, quotes) if quotes else None
+
+
+def yaml_str(s: str) -> str:
+    """A YAML double-quoted scalar (JSON's string syntax is a subset of YAML's)."""
+    return json.dumps(s, ensure_ascii=False)
+
+
+def stub_yaml(hit: Hit, quote: str, n: int = 1) -> str:
+    return "\n".join([
+        f"- id: new-{n}",
+        "  kind: fact",
+        "  statement: TODO",
+        f"  doc: {yaml_str(hit.doc)}",
+        f"  page: {hit.evidence.page}",
+        f"  quote: {yaml_str(quote)}",
+    ])

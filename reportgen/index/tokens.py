@@ -1,0 +1,154 @@
+"""Tokenisers for the two lexical channels; pure functions, shared by indexing and querying.
+
+Chinese has no spaces between words, and no word segmenter is both small and good on
+annual-report vocabulary (company names, product lines). Character n-grams need no
+dictionary: a two- or three-character word of the query is itself a bigram or trigram
+of the text, so a query such as 前五名供应商 matches without knowing where words end.
+
+- `ngram_tokens`: bigrams and trigrams of every CJK run (a lone CJK character stands as
+  itself), a number written against CJK characters counting as one character of the
+  run; for Latin script every word whole (lower case) plus its character trigrams when
+  it has four letters or more (so a misspelt or inflected name still shares most of its
+  grams). Every number is also a token alone, thousands separators removed.
+- `unigram_tokens`: single CJK characters with the function characters removed
+  (的 了 和 是 在 及 与 等 and a few more), Latin words whole without English stopwords,
+  numbers. Punctuation never becomes a token.
+
+Text is NFKC-normalised and lower-cased first, so full-width digits and letters and
+ligatures such as U+FB01 read as their plain forms.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\u3005"
+_TOKEN_RE = re.compile(
+    rf"(?P<cjk>[{_CJK}]+)"
+    r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"|(?P<word>[a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+)"
+)
+
+FUNCTION_CHARS = frozenset("的了和是在及与等之其而或也并就都着把被呢吗啊")
+STOPWORDS = frozenset("""
+a an and are as at be been being but by for from had has have he her his i if in into is
+it its of on or our she so than that the their them then there these they this those to
+was we were what when which who will with would you your not no yes do does did can may
+""".split())
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _runs(text: str):
+    for m in _TOKEN_RE.finditer(normalize(text)):
+        kind = m.lastgroup
+        s = m.group()
+        if kind == "num":
+            s = s.replace(",", "")
+        yield kind, s
+
+
+def _grams(units, out: list[str]) -> None:
+    """Bigrams and trigrams over a run of units: a string of CJK characters, or a list of
+    CJK characters and whole numbers. A run of one unit is itself."""
+    n = len(units)
+    if n == 1:
+        out.append(units[0])
+        return
+    if isinstance(units, str):
+        out.extend([units[i:i + 2] for i in range(n - 1)])
+        out.extend([units[i:i + 3] for i in range(n - 2)])
+        return
+    out.extend([units[i] + units[i + 1] for i in range(n - 1)])
+    out.extend([units[i] + units[i + 1] + units[i + 2] for i in range(n - 2)])
+
+
+def ngram_tokens(text: str) -> list[str]:
+    return both_tokens(text)[0]
+
+
+def unigram_tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for kind, s in _runs(text):
+        if kind == "cjk":
+            out.extend(c for c in s if c not in FUNCTION_CHARS)
+        elif kind == "word":
+            if s not in STOPWORDS:
+                out.append(s)
+        else:
+            out.append(s)
+    return out
+
+
+def both_tokens(text: str) -> tuple[list[str], list[str]]:
+    """(ngram_tokens(text), unigram_tokens(text)) in one pass over the text (indexing).
+
+    For the n-gram channel a number written against CJK characters (为4,327,614户,
+    8至34年) counts as one more character of the run, so its grams tie the figure to
+    its words: 为4327614, 4327614户, 8至34. Without that, a figure query would match
+    every chunk that mentions the words, and the one chunk with the figure would not
+    stand out. The number alone is a token too."""
+    ng: list[str] = []
+    uni: list[str] = []
+    run: list[str] = []  # matched pieces (CJK runs, numbers) written against each other
+    last_end = -1
+
+    def flush() -> None:
+        if len(run) == 1:
+            if not run[0][0].isdigit():  # a number alone is already a token
+                _grams(run[0], ng)
+            return
+        _grams([u for p in run for u in ([p] if p[0].isdigit() else p)], ng)
+
+    for m in _TOKEN_RE.finditer(normalize(text)):
+        cjk, num, word = m.group(1, 2, 3)
+        if word:
+            if run:
+                flush()
+                run = []
+            ng.append(word)
+            if len(word) >= 4:
+                ng.extend([word[i:i + 3] for i in range(len(word) - 2)])
+            if word not in STOPWORDS:
+                uni.append(word)
+            continue
+        if run and m.start() != last_end:
+            flush()
+            run = []
+        last_end = m.end()
+        if cjk:
+            run.append(cjk)
+            uni.extend([c for c in cjk if c not in FUNCTION_CHARS])
+        else:
+            num = num.replace(",", "")
+            run.append(num)
+            ng.append(num)
+            uni.append(num)
+    if run:
+        flush()
+    return ng, uni
+
+
+def query_terms(text: str) -> list[str]:
+    """The visible terms of a query, for marking matches: CJK runs, words and numbers."""
+    terms = []
+    for kind, s in _runs(text):
+        if kind == "word" and s in STOPWORDS:
+            continue
+        if kind == "cjk":
+            s = "".join(c for c in s if c not in FUNCTION_CHARS) if len(s) == 1 else s
+            if not s:
+                continue
+        if s not in terms:
+            terms.append(s)
+    return terms
+
+
+def unique(tokens: list[str]) -> list[str]:
+    return list(dict.fromkeys(tokens))
+
+
+TOKENIZERS = {"ngram": ngram_tokens, "unigram": unigram_tokens}
