@@ -14,9 +14,10 @@ import click
 
 
 def _fail(err: Exception):
-    """As `reportgen.cli.fail`: the typed error's lines on stderr, exit 1."""
-    click.echo(str(err), err=True)
-    sys.exit(1)
+    """`reportgen.cli.fail`, imported late: cli.py imports this module while it loads."""
+    from reportgen.cli import fail
+
+    fail(err)
 
 
 def _load_embedder(spec: str | None):
@@ -84,6 +85,11 @@ def index(paths: tuple[str, ...], db: str | None, allow_outside: bool,
         _fail(e)
     for ln in summary.lines():
         click.echo(ln)
+    if summary.no_text:
+        # Indexed, but nothing in it can be quoted: no warning state, so the run fails.
+        click.echo("a PDF without a text layer cannot back a quote; OCR it (e.g. ocrmypdf) "
+                   "and index again", err=True)
+        sys.exit(1)
 
 
 def _hint(path: str | None) -> str:

@@ -41,8 +41,9 @@ def test_index_reports_a_pdf_without_text_layer(ws: Path) -> None:
     make_scan(ws / "docs" / "scan.pdf")
     write_ledger(ws, {"alpha": "docs/alpha.pdf", "scan": "docs/scan.pdf"})
     r = run("index", "claims")
-    assert r.exit_code == 0
+    assert r.exit_code == 1  # indexed and reported, but a scan cannot back a quote
     assert "1 document without a text layer, nothing to search: scan (2 pages)" in r.output
+    assert "OCR it" in r.output
     r = run("find", "储能", "--doc", "scan")
     assert r.exit_code == 1 and "no text layer" in r.output
 

@@ -117,20 +117,14 @@ def iter_blocks(doc, doc_id: str) -> Iterator[tuple[int, list[Block]]]:
 
 
 def _open(path: Path, doc_id: str):
-    import pymupdf
-
+    """The verifier's own opener, so index and verify refuse the same files in the same words."""
     from reportgen.errors import DocumentError
+    from reportgen.pdf.documents import open_pdf
 
-    if not path.is_file():
-        raise DocumentError(f"document {doc_id}: file not found", file=path)
     try:
-        doc = pymupdf.open(path)
-    except Exception as e:  # PyMuPDF raises its own FileDataError and RuntimeError types
-        raise DocumentError(f"document {doc_id}: cannot open as PDF ({e})", file=path) from e
-    if doc.needs_pass:
-        doc.close()
-        raise DocumentError(f"document {doc_id}: the PDF is encrypted", file=path)
-    return doc
+        return open_pdf(path)[0]
+    except DocumentError as e:
+        raise DocumentError(f"document {doc_id}: {e.message}", file=path) from None
 
 
 def page_count(path: str | Path, doc_id: str) -> int:

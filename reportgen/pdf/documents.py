@@ -99,51 +99,7 @@ class DocumentSet:
         return o
 
     def _load(self, d: Document) -> _Open:
-        """Read, hash, check the pin and open one PDF; raise DocumentError with the fix."""
-        path = Path(d.path)
-        if not path.exists():
-            raise DocumentError(
-                "file not found; check the `file:` path, which is relative "
-                "to the claim file that declares it", path)
-        if path.is_dir():
-            raise DocumentError("is a folder, not a PDF; point `file:` at the PDF",
-                                path)
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            raise DocumentError(f"cannot be read ({e.strerror}); "
-                                "check its permissions", path) from e
-        if not data:
-            raise DocumentError(
-                "file is empty (0 bytes); replace it with the real PDF "
-                "(an interrupted download or copy leaves an empty file)", path)
-        if b"%PDF-" not in data[:1024]:
-            raise DocumentError(
-                f"not a PDF (no %PDF- header; it looks like {_what_is(data[:512])}); "
-                "point `file:` at the PDF itself", path)
-        sha = hashlib.sha256(data).hexdigest()
-        if d.sha256 is not None and d.sha256.lower() != sha:
-            raise DocumentError(
-                f"SHA-256 mismatch: the ledger pins {d.sha256.lower()} but the "
-                f"file has {sha}; if this new file is intended, update the pin to "
-                f"`sha256: {sha}`, otherwise restore the pinned file", path)
-        try:
-            doc = pymupdf.open(stream=data, filetype="pdf")
-        except Exception as e:  # MuPDF raises several types for unreadable files
-            raise DocumentError(
-                f"cannot be read as a PDF ({_mupdf_msg(e)}); the file is "
-                "damaged: download or export it again", path) from e
-        if doc.needs_pass:
-            doc.close()
-            raise DocumentError(
-                "PDF is encrypted and needs a password; save an unencrypted copy "
-                "(e.g. `qpdf --decrypt --password=... in.pdf out.pdf`) and point `file:` at it",
-                path)
-        if doc.page_count == 0:
-            doc.close()
-            raise DocumentError(
-                "PDF has no readable pages; the file is damaged or truncated: "
-                "download or export it again", path)
+        doc, sha = open_pdf(Path(d.path), d.sha256)
         return _Open(doc, sha, bool(doc.is_repaired))
 
     # -- queries ------------------------------------------------------------------------
@@ -201,6 +157,54 @@ class DocumentSet:
         return DocumentError(
             f"p.{page} of document {d.id} cannot be read ({_mupdf_msg(e)}); the file is "
             "damaged: download or export it again", d.path)
+
+
+def open_pdf(path: Path, pin: str | None = None) -> tuple[pymupdf.Document, str]:
+    """Read, hash, check the pin and open one PDF; raise DocumentError with the fix."""
+    if not path.exists():
+        raise DocumentError(
+            "file not found; check the `file:` path, which is relative "
+            "to the claim file that declares it", path)
+    if path.is_dir():
+        raise DocumentError("is a folder, not a PDF; point `file:` at the PDF",
+                            path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise DocumentError(f"cannot be read ({e.strerror}); "
+                            "check its permissions", path) from e
+    if not data:
+        raise DocumentError(
+            "file is empty (0 bytes); replace it with the real PDF "
+            "(an interrupted download or copy leaves an empty file)", path)
+    if b"%PDF-" not in data[:1024]:
+        raise DocumentError(
+            f"not a PDF (no %PDF- header; it looks like {_what_is(data[:512])}); "
+            "point `file:` at the PDF itself", path)
+    sha = hashlib.sha256(data).hexdigest()
+    if pin is not None and pin.lower() != sha:
+        raise DocumentError(
+            f"SHA-256 mismatch: the ledger pins {pin.lower()} but the "
+            f"file has {sha}; if this new file is intended, update the pin to "
+            f"`sha256: {sha}`, otherwise restore the pinned file", path)
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as e:  # MuPDF raises several types for unreadable files
+        raise DocumentError(
+            f"cannot be read as a PDF ({_mupdf_msg(e)}); the file is "
+            "damaged: download or export it again", path) from e
+    if doc.needs_pass:
+        doc.close()
+        raise DocumentError(
+            "PDF is encrypted and needs a password; save an unencrypted copy "
+            "(e.g. `qpdf --decrypt --password=... in.pdf out.pdf`) and point `file:` at it",
+            path)
+    if doc.page_count == 0:
+        doc.close()
+        raise DocumentError(
+            "PDF has no readable pages; the file is damaged or truncated: "
+            "download or export it again", path)
+    return doc, sha
 
 
 def _mupdf_msg(e: Exception) -> str:
