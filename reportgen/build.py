@@ -1,0 +1,288 @@
+"""Write a verified ledger as a static site, and swap it into place atomically.
+
+`build_site()` writes every file of the site into a folder; `publish()` wraps it with a
+lock, a temporary folder beside the output and a rename, so a failed build leaves the
+previous site byte-identical and two builds never write one folder at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportgen.errors import BuildError
+from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
+
+STATE_DIR = ".reportgen"  # beside the output: crop cache, lock files, temporary folders
+
+
+@dataclass(frozen=True)
+class BuildStats:
+    reports: int
+    pages: int  # HTML files written
+    crops: int
+    crops_rendered: int
+    crops_cached: int
+    pdfs: int
+    bundle_entries: int
+
+
+def state_dir(out: Path) -> Path:
+    return out.resolve().parent / STATE_DIR
+
+
+def default_cache_dir(out: Path) -> Path:
+    return state_dir(out) / "cache" / "crops"
+
+
+def site_pdf_names(v: Verification) -> dict[str, str]:
+    """doc id -> file name under pdfs/: the PDF's own name, prefixed by the doc id when two
+    documents share a name."""
+    by_name: dict[str, list[str]] = {}
+    for did, d in v.ledger.documents.items():
+        by_name.setdefault(d.path.name, []).append(did)
+    out = {}
+    for did, d in v.ledger.documents.items():
+        name = d.path.name if len(by_name[d.path.name]) == 1 else f"{did}-{d.path.name}"
+        if not name.lower().endswith(".pdf"):
+            name += ".pdf"
+        out[did] = name
+    return out
+
+
+def _r(x: float) -> float:
+    return round(float(x), 1)  # as `verify --json` prints it
+
+
+def evidence_records(v: Verification, crops: dict[str, list[tuple[int, str]]]) -> Iterator[dict]:
+    """One record per claim, sorted by report then id (the spec's fields)."""
+    claims = sorted(v.ledger.claims.values(), key=lambda c: (c.report, c.id))
+    for c in claims:
+        r = v.results.get(c.id)
+        rec: dict = {"id": c.id, "report": c.report, "kind": c.kind, "statement": c.statement,
+                     "confidence": c.confidence, "note": c.note,
+                     "basis": list(getattr(c, "basis", ()))}
+        if isinstance(c, Fact):
+            a = r.anchor if isinstance(r, FactResult) else None
+            sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc)
+            cs = [src for _, src in crops.get(c.id, [])]
+            rec.update({"doc": c.doc, "page": a.page if a else c.page,
+                        "pageEnd": a.page_end if a else c.page, "quote": c.quote,
+                        "bbox": [_r(x) for x in a.bbox] if a else None,
+                        "anchorMethod": a.method if a else None, "sha256": sha,
+                        "verified_at": v.verified_at, "crop": cs[0] if cs else None,
+                        "crops": cs})
+            if c.values:
+                rec["values"] = dict(c.values)
+        elif isinstance(c, Calc):
+            rec.update({"formula": c.formula, "result": c.result,
+                        "computed": r.computed if isinstance(r, CalcResult) else None,
+                        "tolerance": r.tolerance if isinstance(r, CalcResult) else c.tolerance})
+        yield rec
+
+
+def _write(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+# ---- the HTML half: runs in a helper process when the CLI started one ----------------
+
+_RENDERERS: dict[str, object] = {}  # out -> Renderer, between write_pages and write_standalone
+
+
+def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dict[str, str],
+              crops: dict[str, list[tuple[int, str]]], bytecode: Path | None):
+    from reportgen.render.site import Renderer, SiteData
+
+    key = str(out)
+    r = _RENDERERS.get(key)
+    if r is None:
+        r = _RENDERERS[key] = Renderer(SiteData(v, pdf_names, crops), templates,
+                                       read_crop=lambda src: (out / src).read_bytes(),
+                                       bytecode_cache=bytecode)
+    return r
+
+
+def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: dict[str, str],
+                crops: dict[str, list[tuple[int, str]]], bytecode: Path | None) -> list[str]:
+    """Assets, evidence.jsonl, index.html and one page per report (no crop needed)."""
+    from reportgen.render.site import asset_text
+
+    rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
+    (out / "assets").mkdir(exist_ok=True)
+    for asset in ("assets/site.css", "assets/site.js"):
+        _write(out / asset, asset_text(rend.env, asset))
+    with open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
+        for rec in evidence_records(v, crops):
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    pages = ["index.html"]
+    _write(out / "index.html", rend.index_page())
+    for rep in v.ledger.reports:
+        _write(out / f"{rep.id}.html", rend.report_page(rep))
+        pages.append(f"{rep.id}.html")
+    return pages
+
+
+def write_standalone(v: Verification, out: Path, templates: Path | None,
+                     pdf_names: dict[str, str], crops: dict[str, list[tuple[int, str]]],
+                     bytecode: Path | None) -> list[str]:
+    """<id>.standalone.html: CSS and JS inlined, crops (read from out/anchors) as data: URIs."""
+    rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
+    try:
+        pages = []
+        for rep in v.ledger.reports:
+            _write(out / f"{rep.id}.standalone.html", rend.report_page(rep, standalone=True))
+            pages.append(f"{rep.id}.standalone.html")
+        return pages
+    finally:
+        _RENDERERS.pop(str(out), None)
+
+
+def _warm_helper(templates: str | None, bytecode: str | None) -> None:
+    from reportgen.render.site import warm_up
+
+    warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
+
+
+def start_helper(out: Path, templates: Path | None = None):
+    """A process that imports Jinja2 and markdown-it and compiles the templates while the
+    caller verifies the ledger; build_site() then renders the HTML in it while the caller
+    renders crops. None where fork is unavailable (build_site then works alone)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    bytecode = default_cache_dir(Path(out)).parent / "jinja"
+    ex = ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("fork"),
+        initializer=_warm_helper,
+        initargs=(os.fspath(templates) if templates else None, os.fspath(bytecode)))
+    ex.submit(int)  # the pool forks on the first submit: start warming up now
+    return ex
+
+
+def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
+               cache_dir: Path | None = None, helper=None) -> BuildStats:
+    """Write the whole site into `out` (created if needed). Refuses an unverified ledger.
+
+    `helper` (from start_helper) renders the HTML while this process renders the crops;
+    without it the crops go to worker processes while this one writes the HTML."""
+    from reportgen.bundle import write_bundle
+    from reportgen.pdf.crops import crop_jobs, start_crops
+
+    if not v.ok:
+        raise BuildError("refusing to build: the ledger has misses, mismatches or invalid claims")
+    out.mkdir(parents=True, exist_ok=True)
+    cache = cache_dir if cache_dir is not None else default_cache_dir(out)
+    bytecode = cache.parent / "jinja"
+
+    # crops: one job per page a quote touches, rendered only when not cached
+    cjobs = []
+    crops: dict[str, list[tuple[int, str]]] = {}
+    for cid, c in v.ledger.claims.items():
+        r = v.results.get(cid)
+        if not (isinstance(c, Fact) and isinstance(r, FactResult) and r.anchor is not None):
+            continue
+        doc = v.ledger.documents[c.doc]
+        sha = r.sha256 or v.sha256.get(c.doc) or ""
+        js = crop_jobs(cid, doc.path, sha, r.anchor)
+        cjobs.extend(js)
+        crops[cid] = [(j.page, f"anchors/{j.name}") for j in js]
+    pdf_names = site_pdf_names(v)
+    args = (v, out, templates, pdf_names, crops, bytecode)
+
+    fut = None
+    if helper is not None:
+        try:
+            fut = helper.submit(write_pages, *args)
+        except Exception:  # a broken helper: do it all here
+            fut = None
+    if fut is not None:
+        pending = start_crops(cjobs, cache, workers=jobs, inline=jobs == 1)
+    else:  # crops in worker processes while this one writes the pages
+        pending = start_crops(cjobs, cache, workers=jobs)
+        pages = write_pages(*args)
+
+    (out / "pdfs").mkdir(exist_ok=True)
+    for did, name in sorted(pdf_names.items()):
+        shutil.copyfile(v.ledger.documents[did].path, out / "pdfs" / name)
+    cached, cstats = pending.result()
+    (out / "anchors").mkdir(exist_ok=True)
+    for name, src in sorted(cached.items()):
+        shutil.copyfile(src, out / "anchors" / name)
+    if fut is not None:
+        pages = fut.result()
+        pages += helper.submit(write_standalone, *args).result()
+    else:
+        pages += write_standalone(*args)
+
+    files = [(p, out / p) for p in pages]
+    files += [(f"anchors/{n}", out / "anchors" / n) for n in cached]
+    files += [(f"pdfs/{n}", out / "pdfs" / n) for n in pdf_names.values()]
+    files += [(a, out / a) for a in ("assets/site.css", "assets/site.js", "evidence.jsonl")]
+    n_entries = write_bundle(out / "reportgen-bundle.zip", files)
+    return BuildStats(reports=len(v.ledger.reports), pages=len(pages), crops=len(cjobs),
+                      crops_rendered=cstats.rendered, crops_cached=cstats.cached,
+                      pdfs=len(pdf_names), bundle_entries=n_entries)
+
+
+# ---- publishing: lock, temporary folder, swap ---------------------------------------
+
+
+def _is_site(p: Path) -> bool:
+    return (p / "index.html").is_file() and (p / "evidence.jsonl").is_file()
+
+
+def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
+            cache_dir: Path | None = None, helper=None) -> BuildStats:
+    """build_site() into a temporary folder beside `out`, then rename it into place.
+
+    The lock (`.reportgen/<name>.lock` beside `out`, held with flock) keeps a second build
+    of the same output from running at once; it fails at once with BuildError."""
+    import fcntl
+
+    out = Path(os.path.abspath(out))
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"--out {out} is a file, not a folder", file=out)
+    if out.is_dir() and any(out.iterdir()) and not _is_site(out):
+        raise BuildError(f"refusing to replace {out}: it is not a reportgen site "
+                         "(no index.html and evidence.jsonl); choose another --out", file=out)
+    sdir = state_dir(out)
+    tmp_root = sdir / "tmp"
+    tmp_root.mkdir(parents=True, exist_ok=True)
+    lock_path = sdir / f"{out.name}.lock"
+    lock = open(lock_path, "a+")
+    try:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BuildError(f"another build is writing {out} (lock {lock_path} is held); "
+                             "wait for it to finish and run again") from None
+        for stale in tmp_root.glob(f"{out.name}.*-*"):  # left by a killed build
+            shutil.rmtree(stale, ignore_errors=True)
+        new = tmp_root / f"{out.name}.new-{os.getpid()}"
+        old = tmp_root / f"{out.name}.old-{os.getpid()}"
+        try:
+            stats = build_site(v, new, templates, jobs,
+                               cache_dir if cache_dir is not None else default_cache_dir(out),
+                               helper=helper)
+            if out.exists():
+                os.rename(out, old)
+            try:
+                os.rename(new, out)
+            except BaseException:
+                if old.exists():
+                    os.rename(old, out)
+                raise
+        finally:
+            shutil.rmtree(new, ignore_errors=True)
+            shutil.rmtree(old, ignore_errors=True)
+        return stats
+    finally:
+        lock.close()

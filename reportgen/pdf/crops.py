@@ -1,0 +1,267 @@
+"""Crops: the matched region of a page rendered at scale 2 with each matched line highlighted.
+
+Only the clip is rendered (never the whole page), padded 20 pt above and below and 10 pt
+at the sides (40 px / 20 px at scale 2) and clipped at the page edge. Boxes are in the
+coordinates of the page as displayed (after /Rotate); PyMuPDF 1.28's `get_pixmap(clip=)`
+takes displayed coordinates too (tests/test_crops.py::test_rotated_page proves it), so
+the clip needs no derotation.
+
+The highlight is a multiply-style translucent fill done in MuPDF itself: the line's
+pixels are copied into a small pixmap, tinted (white -> highlight colour, black stays
+black) and copied back, so no Pillow round trip is needed and the bytes are
+deterministic for a given PyMuPDF version.
+
+Crops are cached under a key of (PDF SHA-256, page, box, rects, renderer version), so a
+rebuild with nothing changed renders nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import tempfile
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportgen.model import Anchor, BBox
+
+SCALE = 2.0
+PAD_X = 10.0  # points at each side (20 px at scale 2)
+PAD_Y = 20.0  # points above and below (40 px at scale 2)
+HIGHLIGHT = 0xFFE066  # sRGB of the highlighter; black text stays black
+RENDERER_VERSION = "crops-2"  # bump when the pixels or the encoding change
+
+
+@dataclass(frozen=True)
+class CropJob:
+    """One PNG to make: a fact's matched region on one page."""
+
+    name: str  # file name inside anchors/, e.g. "s2-4.png" or "s2-4-p37.png"
+    pdf: str  # absolute path of the PDF
+    sha256: str  # the PDF's actual SHA-256 (part of the cache key)
+    page: int  # 1-based page index
+    box: BBox  # union of the match on this page, displayed coordinates
+    rects: tuple[BBox, ...]  # one per matched line on this page
+
+    def key(self) -> str:
+        import pymupdf  # the version is part of the key: another MuPDF may rasterise differently
+
+        r = ";".join(_fmt_box(b) for b in self.rects)
+        raw = "|".join((RENDERER_VERSION, pymupdf.VersionBind, self.sha256, str(self.page),
+                        _fmt_box(self.box), r, f"{SCALE}:{PAD_X}:{PAD_Y}:{HIGHLIGHT:06x}"))
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _fmt_box(b: Sequence[float]) -> str:
+    return ",".join(f"{float(x):.3f}" for x in b)
+
+
+def crop_names(fact_id: str, anchor: Anchor) -> dict[int, str]:
+    """anchors/<id>.png for the first page, anchors/<id>-p<N>.png for each continuation."""
+    pages = sorted(_page_rects(anchor))
+    return {p: (f"{fact_id}.png" if i == 0 else f"{fact_id}-p{p}.png") for i, p in enumerate(pages)}
+
+
+def _page_rects(anchor: Anchor) -> dict[int, list[BBox]]:
+    out: dict[int, list[BBox]] = {}
+    for pno, box in anchor.rects:
+        out.setdefault(pno, []).append(tuple(box))  # type: ignore[arg-type]
+    if not out:  # an anchor without per-line rects: highlight its box
+        out[anchor.page] = [anchor.bbox]
+    return out
+
+
+def crop_jobs(fact_id: str, pdf: Path | str, sha256: str, anchor: Anchor) -> list[CropJob]:
+    """One job per page the quote touches, first page first."""
+    rects = _page_rects(anchor)
+    names = crop_names(fact_id, anchor)
+    jobs = []
+    for pno in sorted(rects):
+        rs = tuple(rects[pno])
+        jobs.append(CropJob(names[pno], os.fspath(pdf), sha256, pno, union(rs), rs))
+    return jobs
+
+
+def union(boxes: Iterable[BBox]) -> BBox:
+    bs = list(boxes)
+    return (min(b[0] for b in bs), min(b[1] for b in bs), max(b[2] for b in bs), max(b[3] for b in bs))
+
+
+def crop_clip(box: BBox, page_rect: BBox) -> BBox:
+    """The region to render: the box padded (10 pt sides, 20 pt above and below), clipped
+    at the page edge. Pure, so geometry is testable without a PDF."""
+    px0, py0, px1, py1 = page_rect
+    return (max(px0, box[0] - PAD_X), max(py0, box[1] - PAD_Y),
+            min(px1, box[2] + PAD_X), min(py1, box[3] + PAD_Y))
+
+
+def render_crop(page, box: BBox, rects: Sequence[BBox]) -> bytes:
+    """PNG bytes of the padded clip around `box` on a PyMuPDF page, lines highlighted."""
+    import pymupdf
+
+    pr = page.rect
+    clip = pymupdf.Rect(crop_clip(box, (pr.x0, pr.y0, pr.x1, pr.y1)))
+    mat = pymupdf.Matrix(SCALE, SCALE)
+    pix = page.get_pixmap(matrix=mat, clip=clip, alpha=False)
+    if pix.colorspace.n != 3:
+        pix = pymupdf.Pixmap(pymupdf.csRGB, pix)
+    full = pix.irect
+    for r in rects:
+        ir = (pymupdf.Rect(r) * mat).irect & full
+        if ir.is_empty:
+            continue
+        sub = pymupdf.Pixmap(pymupdf.csRGB, ir, False)
+        sub.copy(pix, ir)
+        sub.tint_with(0x000000, HIGHLIGHT)
+        pix.copy(sub, ir)
+    return encode_png(pix)
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def encode_png(pix) -> bytes:
+    """An RGB pixmap as PNG: IHDR, one IDAT (zlib level 3, filter 0), IEND.
+
+    Written here because MuPDF's encoder (`pix.tobytes("png")`) deflates at level 6 and
+    Pillow's is slower still: level 3 is 2.3x faster for the same size on crops of text
+    (bench/site_bench.py). No time or text chunks, so the bytes depend only on the pixels."""
+    w, h, stride = pix.width, pix.height, pix.stride
+    if pix.n != 3 or pix.alpha:
+        raise ValueError("encode_png takes RGB pixmaps without alpha")
+    mv = memoryview(pix.samples_mv) if hasattr(pix, "samples_mv") else memoryview(pix.samples)
+    rows = b"".join(b"\x00" + mv[i * stride:i * stride + w * 3] for i in range(h))
+    return (b"\x89PNG\r\n\x1a\n"
+            + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + _chunk(b"IDAT", zlib.compress(rows, 3)) + _chunk(b"IEND", b""))
+
+
+# ---- cache and workers ----------------------------------------------------------------
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".png")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _render_group(args: tuple[str, list[tuple[CropJob, str]]]) -> int:
+    """Render jobs (sorted by pdf, page) into the cache; each PDF opened once. -> count."""
+    import pymupdf
+
+    cache, items = args
+    n = 0
+    doc = None
+    doc_path = None
+    page = None
+    page_no = None
+    try:
+        for job, key in items:
+            if job.pdf != doc_path:
+                if doc is not None:
+                    doc.close()
+                doc = pymupdf.open(job.pdf)
+                doc_path, page, page_no = job.pdf, None, None
+            if job.page != page_no:
+                page = doc[job.page - 1]
+                page_no = job.page
+            _write_atomic(Path(cache) / f"{key}.png", render_crop(page, job.box, job.rects))
+            n += 1
+    finally:
+        if doc is not None:
+            doc.close()
+    return n
+
+
+def _split(items: list, n: int) -> list[list]:
+    """n contiguous chunks of nearly equal size (items are sorted by pdf, page, so each
+    PDF is opened by as few workers as possible)."""
+    k, m = divmod(len(items), n)
+    out, i = [], 0
+    for j in range(n):
+        size = k + (1 if j < m else 0)
+        if size:
+            out.append(items[i:i + size])
+        i += size
+    return out
+
+
+@dataclass(frozen=True)
+class CropStats:
+    rendered: int
+    cached: int
+
+
+class PendingCrops:
+    """Crops being rendered in worker processes while the caller writes the HTML."""
+
+    def __init__(self, paths: dict[str, Path], n_jobs: int, futures=(), executor=None,
+                 rendered: int = 0) -> None:
+        self.paths, self._n, self._futures, self._ex, self._rendered = \
+            paths, n_jobs, list(futures), executor, rendered
+
+    def result(self) -> tuple[dict[str, Path], CropStats]:
+        try:
+            self._rendered += sum(f.result() for f in self._futures)
+        finally:
+            if self._ex is not None:
+                self._ex.shutdown()
+                self._ex = None
+            self._futures = []
+        return self.paths, CropStats(rendered=self._rendered, cached=self._n - self._rendered)
+
+
+INLINE_BELOW = 8  # fewer crops than this render in-process: a worker costs more than it saves
+
+
+def start_crops(jobs: Sequence[CropJob], cache_dir: Path, workers: int = 1,
+                inline: bool = False) -> PendingCrops:
+    """Start making every job's PNG in the cache; only missing crops are rendered, in
+    `workers` processes (in this process when `inline`, or when there are only a few)."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {}
+    todo: dict[str, CropJob] = {}
+    for job in jobs:
+        key = job.key()
+        p = cache_dir / f"{key}.png"
+        paths[job.name] = p
+        if key not in todo and not p.exists():
+            todo[key] = job
+    items = sorted(((j, k) for k, j in todo.items()), key=lambda t: (t[0].pdf, t[0].page, t[0].name))
+    if not items:
+        return PendingCrops(paths, len(jobs))
+    if workers == 1 and (inline or len(items) < INLINE_BELOW):
+        return PendingCrops(paths, len(jobs),
+                            rendered=_render_group((os.fspath(cache_dir), items)))
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    n = max(1, min(workers, len(items)))
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    ex = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+    try:
+        futures = [ex.submit(_render_group, (os.fspath(cache_dir), g)) for g in _split(items, n)]
+    except BaseException:
+        ex.shutdown(cancel_futures=True)
+        raise
+    return PendingCrops(paths, len(jobs), futures, ex)
+
+
+def ensure_crops(jobs: Sequence[CropJob], cache_dir: Path, workers: int = 1
+                 ) -> tuple[dict[str, Path], CropStats]:
+    """Make sure every job's PNG is in the cache; -> {job.name: cached file}, stats."""
+    return start_crops(jobs, cache_dir, workers).result()

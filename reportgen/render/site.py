@@ -1,0 +1,291 @@
+"""The site's HTML: a Jinja2 environment (autoescape on for every template) and the views
+the templates read. Pure apart from reading templates: build.py decides what to write."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote as urlquote
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateError
+from markupsafe import Markup, escape
+
+from reportgen.errors import BuildError
+from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, Report,
+                             Verification)
+from reportgen.render.graph import layout
+from reportgen.render.markdown import cited_ids, make_renderer
+
+KIND_LABEL = {"fact": "Fact", "calc": "Calc", "inference": "Inference"}
+# a glyph per kind, so kinds differ by shape as well as colour (aria-hidden in the chip)
+KIND_ICON = {"fact": "\u00b6", "calc": "=", "inference": "\u2234"}
+
+
+def default_templates() -> Path:
+    """`reportgen/templates` in an installed wheel, else the repository's `templates/`."""
+    here = Path(__file__).resolve().parent.parent
+    installed = here / "templates"
+    if installed.is_dir():
+        return installed
+    return here.parent / "templates"
+
+
+_ENVS: dict[tuple[str | None, str | None], Environment] = {}
+
+
+def get_env(templates: Path | None = None, bytecode_cache: Path | None = None) -> Environment:
+    """One environment per (templates, cache) in a process, so templates compile once (a
+    helper process compiles them while the ledger is being verified: see build.py)."""
+    key = (str(templates) if templates else None, str(bytecode_cache) if bytecode_cache else None)
+    env = _ENVS.get(key)
+    if env is None:
+        env = _ENVS[key] = make_env(templates, bytecode_cache)
+    return env
+
+
+def warm_up(templates: Path | None = None, bytecode_cache: Path | None = None) -> None:
+    """Import Markdown and compile every page template, ahead of the data."""
+    env = get_env(templates, bytecode_cache)
+    for name in ("index.html", "report.html"):
+        try:
+            env.get_template(name)
+        except TemplateError:
+            pass  # reported with its place when the page is rendered
+    make_renderer(lambda cid: cid)
+
+
+def render(env: Environment, name: str, **ctx: Any) -> str:
+    """Render a template; a broken (user) template becomes a BuildError naming its place."""
+    try:
+        return env.get_template(name).render(**ctx)
+    except TemplateError as e:
+        where = getattr(e, "filename", None) or getattr(e, "name", None) or name
+        raise BuildError(f"template {name}: {type(e).__name__}: {e.message or e}",
+                         file=where, line=getattr(e, "lineno", None)) from None
+
+
+def make_env(templates: Path | None = None, bytecode_cache: Path | None = None) -> Environment:
+    """User templates (if any) override the defaults one file at a time. Compiled templates
+    are cached (keyed by Jinja on the source's checksum) when `bytecode_cache` is given."""
+    loaders = []
+    if templates is not None:
+        loaders.append(FileSystemLoader(str(templates)))
+    loaders.append(FileSystemLoader(str(default_templates())))
+    bcc = None
+    if bytecode_cache is not None:
+        from jinja2 import FileSystemBytecodeCache
+
+        bytecode_cache.mkdir(parents=True, exist_ok=True)
+        bcc = FileSystemBytecodeCache(str(bytecode_cache))
+    env = Environment(loader=ChoiceLoader(loaders), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      bytecode_cache=bcc)
+    return env
+
+
+def asset_text(env: Environment, name: str) -> str:
+    """A static asset (CSS/JS) through the same loader, so a user can override it."""
+    src, _, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
+    return src
+
+
+def short_sha(s: str | None) -> str:
+    return (s or "")[:12]
+
+
+def fmt_num(x: float | None) -> str:
+    if x is None:
+        return ""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(round(float(x), 10))
+
+
+@dataclass
+class SiteData:
+    """Everything the pages need, computed once from a Verification."""
+
+    v: Verification
+    pdf_names: dict[str, str]  # doc id -> file name under pdfs/
+    crops: dict[str, list[tuple[int, str]]]  # fact id -> [(page, "anchors/x.png")]
+    claim_report: dict[str, str] = field(default_factory=dict)
+
+
+def pdf_href(name: str, page: int | None = None) -> str:
+    h = "pdfs/" + urlquote(name)
+    return f"{h}#page={page}" if page else h
+
+
+def claim_view(sd: SiteData, cid: str) -> dict[str, Any]:
+    v = sd.v
+    c = v.ledger.claims[cid]
+    r = v.results.get(cid)
+    out: dict[str, Any] = {
+        "id": c.id, "kind": c.kind, "label": KIND_LABEL[c.kind], "icon": KIND_ICON[c.kind],
+        "report": c.report, "statement": c.statement, "confidence": c.confidence,
+        "note": c.note, "basis": list(getattr(c, "basis", ())),
+    }
+    if isinstance(c, Fact):
+        doc = v.ledger.documents[c.doc]
+        a = r.anchor if isinstance(r, FactResult) else None
+        sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc) or ""
+        out.update({
+            "doc": c.doc, "doc_title": doc.title, "doc_file": doc.path.name,
+            "page": a.page if a else c.page, "page_end": a.page_end if a else c.page,
+            "quote": c.quote, "method": a.method if a else "", "bbox": a.bbox if a else None,
+            "sha256": sha, "sha_short": short_sha(sha), "verified_at": v.verified_at,
+            "pdf_href": pdf_href(sd.pdf_names[c.doc], a.page if a else c.page),
+            "crops": sd.crops.get(cid, []),
+        })
+    elif isinstance(c, Calc):
+        out.update({
+            "formula": c.formula, "result": fmt_num(c.result),
+            "computed": fmt_num(r.computed) if isinstance(r, CalcResult) else "",
+            "tolerance": fmt_num(r.tolerance) if isinstance(r, CalcResult)
+            else fmt_num(c.tolerance),
+        })
+    return out
+
+
+def chip_html(view: Mapping[str, Any]) -> Markup:
+    """`<button class="chip chip-KIND" data-claim=ID>`; escaped here, used by templates and
+    by the Markdown citation rule alike."""
+    kind, cid = view["kind"], view["id"]
+    extra = f", page {view['page']}" if kind == "fact" else ""
+    page = Markup(' <span class="chip-page">p.{}</span>').format(view["page"]) \
+        if kind == "fact" else Markup("")
+    return Markup(
+        '<button type="button" class="chip chip-{kind}" data-claim="{cid}" '
+        'aria-haspopup="dialog" aria-controls="ev-{cid}" title="{label} {cid}{extra}">'
+        '<span class="chip-icon" aria-hidden="true">{icon}</span>'
+        '<span class="chip-kind">{label}</span> {cid}{page}</button>'
+    ).format(kind=kind, cid=cid, label=view["label"], icon=view["icon"], extra=extra, page=page)
+
+
+class Renderer:
+    """Renders index.html, <id>.html and <id>.standalone.html."""
+
+    def __init__(self, sd: SiteData, templates: Path | None = None,
+                 read_crop: Callable[[str], bytes] | None = None,
+                 bytecode_cache: Path | None = None) -> None:
+        from reportgen import __version__
+
+        self.sd = sd
+        self.env = get_env(templates, bytecode_cache)
+        self.read_crop = read_crop
+        self.views = {cid: claim_view(sd, cid) for cid in sd.v.ledger.claims}
+        self._chips: dict[str, Markup] = {}
+        # passed with every render (not env.globals: the environment is shared)
+        self.common = dict(version=__version__, verified_at=sd.v.verified_at, chip=self.chip)
+        self.markdown = make_renderer(lambda cid: str(self.chip(cid)))
+
+    def chip(self, cid: str) -> Markup:
+        got = self._chips.get(cid)
+        if got is None:
+            view = self.views.get(cid)
+            if view is None:  # the ledger validator refuses these; never drop one silently
+                return Markup('<span class="cite-unknown">[@{}]</span>').format(cid)
+            got = self._chips[cid] = chip_html(view)
+        return got
+
+    def md(self, text: str) -> Markup:
+        return Markup(self.markdown(text or ""))
+
+    # ---- pages -------------------------------------------------------------------------
+
+    def report_context(self, rep: Report, standalone: bool) -> dict[str, Any]:
+        v = self.sd.v
+        if rep.sections:
+            listed: set[str] = set()
+            sections = []
+            for s in rep.sections:
+                sections.append({"title": s.title, "body": self.md(s.body),
+                                 "claims": [self.views[c] for c in s.claims if c in self.views]})
+                listed.update(s.claims)
+            rest = [self.views[c] for c in rep.claims if c not in listed]
+            if rest:
+                sections.append({"title": "Other claims", "body": Markup(""), "claims": rest})
+        else:
+            sections = [{"title": "Claims", "body": Markup(""),
+                         "claims": [self.views[c] for c in rep.claims]}]
+        # a dialog per claim, once: in the first table row that lists it, else in the
+        # appendix (claims cited from other reports, through basis or prose)
+        placed: dict[str, None] = {}  # ordered set
+        for s in sections:
+            rows = []
+            for c in s["claims"]:
+                rows.append({"claim": c, "dialog": c["id"] not in placed})
+                placed[c["id"]] = None
+            s["rows"] = rows
+        wanted: list[str] = []
+        texts = [rep.summary] + [s.body for s in rep.sections]
+        for t in texts:
+            wanted.extend(cited_ids(t))
+        for cid in list(placed) + wanted:
+            wanted.extend(self.views[cid]["basis"] if cid in self.views else ())
+        for e in rep.edges:
+            wanted.extend(e.anchors)
+        extra, seen = [], set(placed)
+        i = 0
+        while i < len(wanted):  # basis chains across reports, breadth first
+            cid = wanted[i]
+            i += 1
+            if cid in seen or cid not in self.views:
+                continue
+            seen.add(cid)
+            extra.append(self.views[cid])
+            wanted.extend(self.views[cid]["basis"])
+        graph = layout(rep.edges, rep.entities)
+        count = next(c for c in v.counts() if c.report == rep.id)
+        claims = [self.views[c] for c in rep.claims]
+        return {
+            "report": rep, "summary": self.md(rep.summary), "sections": sections,
+            "appendix": sorted(extra, key=lambda c: c["id"]), "graph": graph,
+            "edges": sorted(rep.edges, key=lambda e: (e.source, e.relation, e.target)),
+            "count": count, "n_inferences": sum(c["kind"] == "inference" for c in claims),
+            "standalone": standalone, "css": self._asset("assets/site.css", standalone),
+            "js": self._asset("assets/site.js", standalone), "img": self._img(standalone),
+        }
+
+    def _asset(self, name: str, inline: bool) -> Markup | None:
+        # our own CSS/JS, inlined verbatim; `</` cannot end the element early in these files
+        if not inline:
+            return None
+        return Markup(asset_text(self.env, name).replace("</", "<\\/"))
+
+    def _img(self, standalone: bool) -> Callable[[str], str]:
+        if not standalone:
+            return lambda src: src
+        read = self.read_crop
+        assert read is not None, "standalone pages need read_crop"
+
+        def data_uri(src: str) -> str:
+            return "data:image/png;base64," + base64.b64encode(read(src)).decode("ascii")
+
+        return data_uri
+
+    def report_page(self, rep: Report, standalone: bool = False) -> str:
+        return render(self.env, "report.html", **self.common,
+                      **self.report_context(rep, standalone))
+
+    def index_page(self) -> str:
+        v = self.sd.v
+        counts = {c.report: c for c in v.counts()}
+        reports = []
+        for rep in v.ledger.reports:
+            kinds = [v.ledger.claims[c].kind for c in rep.claims]
+            reports.append({
+                "report": rep, "count": counts[rep.id],
+                "inferences": sum(k == "inference" for k in kinds),
+                "edges": len(rep.edges), "gaps": sum(e.gap is not None for e in rep.edges),
+            })
+        docs = []
+        for did in sorted(v.ledger.documents):
+            d = v.ledger.documents[did]
+            docs.append({"id": did, "title": d.title, "file": self.sd.pdf_names[did],
+                         "href": pdf_href(self.sd.pdf_names[did]),
+                         "sha256": v.sha256.get(did) or d.sha256 or ""})
+        return render(self.env, "index.html", **self.common, reports=reports, documents=docs, standalone=False, css=None, js=None)

@@ -1,0 +1,186 @@
+"""`reportgen build` and publish(): verify first, write to a temporary folder, swap, lock."""
+
+from __future__ import annotations
+
+import fcntl
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent))
+import sitekit  # noqa: E402
+
+import reportgen.build as buildmod  # noqa: E402
+from reportgen.build import publish  # noqa: E402
+from reportgen.cli import main  # noqa: E402
+from reportgen.errors import BuildError  # noqa: E402
+
+needs_pipeline = pytest.mark.skipif(not sitekit.pipeline_ready(),
+                                    reason="reportgen.pipeline.verify is not written yet")
+
+
+# ---- publish(): the library ---------------------------------------------------------
+
+
+def test_publish_replaces_the_site_and_leaves_no_temporary(tmp_path):
+    v = sitekit.make_verification(tmp_path)
+    out = tmp_path / "site"
+    publish(v, out)
+    (out / "stale.txt").write_text("old")
+    publish(v, out)
+    assert not (out / "stale.txt").exists() and (out / "index.html").is_file()
+    assert list((tmp_path / ".reportgen" / "tmp").iterdir()) == []
+
+
+def test_failed_build_leaves_previous_site_byte_identical(tmp_path, monkeypatch):
+    v = sitekit.make_verification(tmp_path)
+    out = tmp_path / "site"
+    publish(v, out)
+    before = sitekit.snapshot(out)
+    real = buildmod.build_site
+
+    def half_then_fail(v, target, *a, **k):
+        real(v, target, *a, **k)
+        (target / "index.html").write_text("half-written")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(buildmod, "build_site", half_then_fail)
+    with pytest.raises(OSError):
+        publish(v, out)
+    assert sitekit.snapshot(out) == before
+    assert list((tmp_path / ".reportgen" / "tmp").iterdir()) == []
+
+
+def test_second_build_fails_while_the_lock_is_held(tmp_path):
+    v = sitekit.make_verification(tmp_path)
+    out = tmp_path / "site"
+    publish(v, out)
+    before = sitekit.snapshot(out)
+    with open(tmp_path / ".reportgen" / "site.lock", "a+") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(BuildError, match="another build is writing"):
+            publish(v, out)
+    assert sitekit.snapshot(out) == before
+    publish(v, out)  # free again
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path):
+    v = sitekit.make_verification(tmp_path)
+    (tmp_path / "docs2").mkdir()
+    (tmp_path / "docs2" / "thesis.tex").write_text("precious")
+    with pytest.raises(BuildError, match="not a reportgen site"):
+        publish(v, tmp_path / "docs2")
+    assert (tmp_path / "docs2" / "thesis.tex").read_text() == "precious"
+
+
+# ---- the command --------------------------------------------------------------------
+
+
+def run(*args, **kw):
+    return CliRunner().invoke(main, list(args), **kw)
+
+
+@needs_pipeline
+def test_build_prints_verify_lines_and_writes(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    out = tmp_path / "site"
+    r = run("build", str(claims), "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert r.stdout == "S1: facts=3 hits=3 misses=0\nTOTAL: facts=3 hits=3 misses=0\n"
+    assert (out / "S1.html").is_file() and (out / "anchors" / "f3-p4.png").is_file()
+    assert "4 rendered" in r.stderr
+    r2 = run("build", str(claims), "--out", str(out), "--jobs", "2")
+    assert r2.exit_code == 0 and "0 rendered, 4 cached" in r2.stderr
+
+
+@needs_pipeline
+def test_a_miss_exits_1_and_leaves_the_site_untouched(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    out = tmp_path / "site"
+    assert run("build", str(claims), "--out", str(out)).exit_code == 0
+    before = sitekit.snapshot(out)
+    sitekit.make_ledger(tmp_path, quote_f1="The top five suppliers held 14.59% of all purchases.")
+    r = run("build", str(claims), "--out", str(out))
+    assert r.exit_code == 1
+    assert r.stdout.startswith("MISS f1 d1 p.1")
+    assert "TOTAL: facts=3 hits=2 misses=1" in r.stdout
+    assert sitekit.snapshot(out) == before
+
+
+@needs_pipeline
+def test_a_miss_before_any_build_writes_nothing(tmp_path):
+    claims = sitekit.make_ledger(tmp_path, quote_f1="Not in the PDF: 14.59.")
+    r = run("build", str(claims), "--out", str(tmp_path / "site"))
+    assert r.exit_code == 1
+    assert not (tmp_path / "site").exists()
+
+
+@needs_pipeline
+def test_invalid_ledger_exits_1(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    (claims / "s1.yaml").write_text((claims / "s1.yaml").read_text().replace("kind: calc", "kind: cal"))
+    r = run("build", str(claims), "--out", str(tmp_path / "site"))
+    assert r.exit_code == 1 and "s1.yaml:" in r.output
+    assert not (tmp_path / "site").exists()
+
+
+@needs_pipeline
+def test_locked_output_is_a_clear_error(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    (tmp_path / ".reportgen").mkdir()
+    with open(tmp_path / ".reportgen" / "site.lock", "a+") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        r = run("build", str(claims), "--out", str(tmp_path / "site"))
+    assert r.exit_code == 1 and "another build is writing" in r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_bad_jobs_is_a_usage_error(tmp_path):
+    assert run("build", "--jobs", "0", "--out", str(tmp_path / "s")).exit_code == 2
+
+
+@needs_pipeline
+def test_two_cli_builds_are_byte_identical(tmp_path):
+    """Fresh processes with different hash seeds, SOURCE_DATE_EPOCH set: same bytes."""
+    import os
+    import subprocess
+
+    claims = sitekit.make_ledger(tmp_path)
+    outs = []
+    for seed, jobs in (("1", "1"), ("2", "2")):
+        out = tmp_path / f"out{seed}" / "site"
+        env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000", PYTHONHASHSEED=seed)
+        subprocess.run([sys.executable, "-m", "reportgen", "build", str(claims), "--out", str(out),
+                        "--jobs", jobs], check=True, env=env, capture_output=True)
+        outs.append(sitekit.snapshot(out))
+    a, b = outs
+    assert sorted(a) == sorted(b) and len(a) > 10
+    assert [k for k in a if a[k] != b[k]] == []
+    assert "2023-11-14T22:13:20Z" in a["S1.html"].decode()
+
+
+@needs_pipeline
+def test_broken_user_template_is_a_clear_error(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    tpl = tmp_path / "tpl"
+    tpl.mkdir()
+    (tpl / "index.html").write_text("{% if %}\n")
+    out = tmp_path / "site"
+    r = run("build", str(claims), "--out", str(out), "--templates", str(tpl))
+    assert r.exit_code == 1
+    assert "index.html" in r.stderr and "TemplateSyntaxError" in r.stderr
+    assert "Traceback" not in r.output and not out.exists()
+
+
+@needs_pipeline
+def test_user_template_overrides_one_file(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    tpl = tmp_path / "tpl"
+    tpl.mkdir()
+    (tpl / "index.html").write_text("mine: {% for r in reports %}{{ r.report.id }}{% endfor %}")
+    out = tmp_path / "site"
+    assert run("build", str(claims), "--out", str(out), "--templates", str(tpl)).exit_code == 0
+    assert (out / "index.html").read_text() == "mine: S1"
+    assert 'class="chip chip-fact"' in (out / "S1.html").read_text()
