@@ -68,8 +68,8 @@ def test_valid_ledger_loads_in_file_order(ws: Path) -> None:
 CASES = [
     # (name, report body, expected stderr line)
     ("yaml-syntax", "report:\n  id: R\n  title: [unclosed\n",
-     "claims/R.yaml:4: YAML syntax error: while parsing a flow sequence expected ',' or ']', "
-     "but got '<stream end>'; check indentation and quoting"),
+     "claims/R.yaml:4: YAML syntax error: while parsing a flow sequence did not find expected "
+     "',' or ']'; check indentation and quoting"),
     ("unknown-basis", REPORT_HEAD + FACT +
      "  - {id: i1, kind: inference, statement: s, basis: [f9], confidence: 0.5, note: n}\n",
      "claims/R.yaml:7: inference i1: basis 'f9' is not a claim of the ledger"),
