@@ -24,7 +24,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python bench/site_bench.py
+	$(BIN)/python bench/site_bench.py --scale
+	$(BIN)/python bench/index_bench.py
+	$(BIN)/python bench/retrieval/evaluate.py
 
 clean:
 	rm -rf site .pytest_cache .hypothesis
