@@ -104,3 +104,10 @@ def test_schema_and_loader_agree(ws: Path, data: dict) -> None:
     except LedgerErrors:
         loader_ok = False
     assert schema_ok == loader_ok, data
+
+
+def test_readme_example_is_a_valid_report_file() -> None:
+    """The README's one example is what newcomers copy; keep it valid."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    VALIDATOR.validate(_yaml12(block))
