@@ -23,23 +23,31 @@ def ledger_paths(paths: tuple[str, ...]) -> list[Path]:
     return [Path(p) for p in paths] or [Path("claims")]
 
 
-def echo_verdicts(v) -> None:  # v: reportgen.model.Verification
+def verdict_lines(v) -> list[str]:  # v: reportgen.model.Verification
     """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line."""
     from reportgen.model import CalcResult, FactResult, InferenceResult
 
+    lines = []
     for cid, r in v.results.items():
         claim = v.ledger.claims[cid]
         if isinstance(r, FactResult) and r.status == "miss":
-            click.echo(f"MISS {cid} {claim.doc} p.{claim.page}: {r.message}")
+            lines.append(f"MISS {cid} {claim.doc} p.{claim.page}: {r.message}")
         elif isinstance(r, CalcResult) and r.status == "mismatch":
-            click.echo(f"MISMATCH {cid}: {r.message}")
+            lines.append(f"MISMATCH {cid}: {r.message}")
         elif isinstance(r, InferenceResult) and r.status == "invalid":
-            click.echo(f"INVALID {cid}: {r.message}")
+            lines.append(f"INVALID {cid}: {r.message}")
     counts = v.counts()
     for c in counts:
-        click.echo(f"{c.report}: facts={c.facts} hits={c.hits} misses={c.misses}")
-    click.echo("TOTAL: facts={} hits={} misses={}".format(
+        lines.append(f"{c.report}: facts={c.facts} hits={c.hits} misses={c.misses}")
+    lines.append("TOTAL: facts={} hits={} misses={}".format(
         sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts)))
+    return lines
+
+
+def echo_verdicts(v) -> None:  # v: reportgen.model.Verification
+    """Print verdict_lines(v) on stdout."""
+    for line in verdict_lines(v):
+        click.echo(line)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,14 +61,16 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per claim, then a total.")
 @click.option("--allow-outside", is_flag=True,
               help="Let document paths resolve outside the ledger's workspace.")
-def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool) -> None:
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Check facts in this many processes (documents are split between them).")
+def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool, jobs: int) -> None:
     """Check every fact's quote, calc and inference without writing a site."""
     from reportgen.errors import ReportgenError
     from reportgen.pipeline import verify as run_verify
     from reportgen.pipeline import verdict_records
 
     try:
-        v = run_verify(ledger_paths(paths), allow_outside=allow_outside)
+        v = run_verify(ledger_paths(paths), allow_outside=allow_outside, jobs=jobs)
     except ReportgenError as e:
         fail(e)
     if as_json:

@@ -34,6 +34,10 @@ class ReportgenError(Exception):
             where = f"{where}:{self.line}"
         return f"{where}: {self.message}"
 
+    def __reduce__(self):  # type: ignore[override]
+        """Pickle with file and line (a worker process hands its errors back whole)."""
+        return (type(self), (self.message, self.file, self.line))
+
 
 class LedgerError(ReportgenError):
     """A problem in a claim file: syntax, a missing field, an unknown id, a cycle."""
@@ -49,6 +53,9 @@ class LedgerErrors(ReportgenError):
     def __init__(self, problems: Iterable[ReportgenError]) -> None:
         self.problems = sorted(problems, key=_sort_key)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+    def __reduce__(self):  # type: ignore[override]
+        return (type(self), (self.problems,))
 
 
 class BuildError(ReportgenError):

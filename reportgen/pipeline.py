@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen import calcs
-from reportgen.errors import DocumentError, display_path, LedgerError, LedgerErrors, ReportgenError
+from reportgen.errors import LedgerErrors, ReportgenError
 from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, InferenceResult,
                              Ledger, Result, Verification)
 
@@ -28,42 +28,22 @@ def verified_at() -> str:
     return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def verify(paths: Sequence[Path], allow_outside: bool = False) -> Verification:
+def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1) -> Verification:
     """Gather every verdict in memory; raises LedgerErrors for an invalid ledger or PDF."""
     from reportgen.ledger import load_ledger
 
     stamp = verified_at()
     ledger = load_ledger(paths, allow_outside=allow_outside)
-    return verify_ledger(ledger, stamp)
+    return verify_ledger(ledger, stamp, jobs=jobs)
 
 
-def verify_ledger(ledger: Ledger, stamp: str | None = None) -> Verification:
-    """Check facts against their PDFs, then calcs and inferences against the facts."""
-    from reportgen.pdf.documents import DocumentSet
-    from reportgen.pdf.verify import verify_fact
+def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1) -> Verification:
+    """Check facts against their PDFs (in `jobs` processes), then calcs and inferences."""
+    from reportgen.factcheck import check_facts
 
-    results: dict[str, Result] = {}
-    problems: list[ReportgenError] = []
-    sha: dict[str, str] = {}
-    broken: set[str] = set()
-    with DocumentSet(ledger.documents) as docs:
-        for doc_id in sorted({c.doc for c in ledger.claims.values() if isinstance(c, Fact)}):
-            try:
-                sha[doc_id] = docs.sha256(doc_id)
-                docs.page_count(doc_id)
-            except DocumentError as e:
-                broken.add(doc_id)
-                d = ledger.documents[doc_id]
-                where = display_path(e.file or d.path)
-                problems.append(LedgerError(f"document {doc_id!r} ({where}): {e.message}",
-                                            d.loc.file, d.loc.line))
-        for cid, claim in ledger.claims.items():
-            if isinstance(claim, Fact) and claim.doc not in broken:
-                try:
-                    results[cid] = verify_fact(claim, docs)
-                except (LedgerError, DocumentError) as e:
-                    problems.append(e if isinstance(e, LedgerError) else LedgerError(
-                        f"fact {cid}: {e.message}", claim.loc.file, claim.loc.line))
+    facts = check_facts(ledger, jobs)
+    results: dict[str, Result] = dict(facts.results)
+    problems, sha = facts.problems, dict(sorted(facts.sha256.items()))
     if problems:
         raise LedgerErrors(problems)
     for cid, claim in _calc_order(ledger):

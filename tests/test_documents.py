@@ -143,7 +143,7 @@ def test_lazy_open_and_cache(tmp_path):
     assert ds._open == {}
     a = ds.page_text("d1", 1)
     assert ds.page_text("d1", 1) is a
-    assert list(ds._open["d1"].pages) == [1]  # only the page asked for
+    assert ds.cached_pages() == [("d1", 1)]  # only the page asked for
     with ds:
         pass
     assert ds._open == {}

@@ -7,6 +7,7 @@ the fix, so an analyst never sees a MuPDF traceback.
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -45,26 +46,35 @@ def _what_is(head: bytes) -> str:
     return "binary data of an unknown kind"
 
 
+# Full text layers kept at once: a PageText of a dense page holds thousands of boxed chars
+# (about 1 MB), so keeping every page of a 1,000-fact ledger would take a gigabyte.
+CACHE_PAGES = 32
+
+
 class _Open:
-    """One opened document: the MuPDF handle, its hash and its per-page text cache."""
+    """One opened document: the MuPDF handle, its hash and its plain-text and memo caches."""
 
     def __init__(self, doc: pymupdf.Document, sha256: str, repaired: bool) -> None:
         self.doc = doc
         self.sha256 = sha256
         self.repaired = repaired
-        self.pages: dict[int, PageText] = {}
         self.plain: dict[int, str] = {}
+        self.memo: dict[tuple, object] = {}
 
 
 class DocumentSet:
-    """The ledger's PDFs: opened once, on first use; page text cached per (document, page)."""
+    """The ledger's PDFs: opened on first use; the last CACHE_PAGES pages' text kept (LRU).
 
-    def __init__(self, documents: Mapping[str, Document]) -> None:
+    Callers that visit facts grouped by (document, page) hit the cache and can `release()`
+    a document when they are done with it, so memory stays flat however large the ledger.
+    """
+
+    def __init__(self, documents: Mapping[str, Document], cache_pages: int = CACHE_PAGES) -> None:
         self.documents = dict(documents)
+        self.cache_pages = max(1, cache_pages)
         self._open: dict[str, _Open] = {}
         self._failed: dict[str, DocumentError] = {}
-        # Values derived from page text by callers (e.g. the hint pre-filter), per run.
-        self.memo: dict[tuple, object] = {}
+        self._pages: OrderedDict[tuple[str, int], PageText] = OrderedDict()
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -81,7 +91,19 @@ class DocumentSet:
             o.doc.close()
         self._open.clear()
         self._failed.clear()
-        self.memo.clear()
+        self._pages.clear()
+
+    def release(self, doc_id: str) -> None:
+        """Close one PDF and drop its cached text (it reopens on demand); a failure stays."""
+        o = self._open.pop(doc_id, None)
+        if o is not None:
+            o.doc.close()
+        for key in [k for k in self._pages if k[0] == doc_id]:
+            del self._pages[key]
+
+    def cached_pages(self) -> list[tuple[str, int]]:
+        """The (document, page) text layers held, least recently used first."""
+        return list(self._pages)
 
     # -- opening ------------------------------------------------------------------------
 
@@ -117,28 +139,35 @@ class DocumentSet:
         return self._get(doc_id).repaired
 
     def page_text(self, doc_id: str, page: int) -> PageText:
-        """The text layer of a 1-based page, extracted once per run."""
-        o = self._get(doc_id)
-        got = o.pages.get(page)
-        if got is None:
-            got = o.pages[page] = self._extract(doc_id, o, page)
+        """The text layer of a 1-based page; extracted again only after it left the cache."""
+        key = (doc_id, page)
+        got = self._pages.get(key)
+        if got is not None:
+            self._pages.move_to_end(key)
+            return got
+        got = self._pages[key] = self._extract(doc_id, self._get(doc_id), page)
+        if len(self._pages) > self.cache_pages:
+            self._pages.popitem(last=False)
         return got
 
     def plain_text(self, doc_id: str, page: int) -> str:
-        """The page's text as a plain string: a cheap pre-filter before a full extraction."""
+        """The page's text as a plain string: a cheap pre-filter before a full extraction.
+
+        Always MuPDF's plain text (never joined from a cached PageText), so the value does
+        not depend on what happens to be cached."""
         o = self._get(doc_id)
         got = o.plain.get(page)
         if got is None:
-            pt = o.pages.get(page)
-            if pt is not None:
-                got = "".join(ch.c for ch in pt.chars)
-            else:
-                try:
-                    got = o.doc[page - 1].get_text("text", flags=FLAGS)
-                except Exception as e:
-                    raise self._page_error(doc_id, page, e) from e
+            try:
+                got = o.doc[page - 1].get_text("text", flags=FLAGS)
+            except Exception as e:
+                raise self._page_error(doc_id, page, e) from e
             o.plain[page] = got
         return got
+
+    def memo(self, doc_id: str) -> dict[tuple, object]:
+        """A per-document dict for values callers derive from its text (kept until release)."""
+        return self._get(doc_id).memo
 
     def pages(self, doc_id: str) -> Iterator[int]:
         """Every 1-based page number of a document."""

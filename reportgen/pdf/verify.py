@@ -75,10 +75,11 @@ def _could_hold(chunks: list[str], need: int, text: str) -> bool:
 
 def _squashed(docs: DocumentSet, doc_id: str, page: int) -> str:
     """The page's plain text squashed for the pre-filter, once per run."""
-    key = ("squashed", doc_id, page)
-    got = docs.memo.get(key)
+    memo = docs.memo(doc_id)
+    key = ("squashed", page)
+    got = memo.get(key)
     if got is None:
-        got = docs.memo[key] = _squash(docs.plain_text(doc_id, page))
+        got = memo[key] = _squash(docs.plain_text(doc_id, page))
     return got  # type: ignore[return-value]
 
 

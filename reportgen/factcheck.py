@@ -1,0 +1,122 @@
+"""Every fact's verdict, one document at a time, in this process or split over N processes.
+
+Facts are visited grouped by (document, page), so a page's text layer is extracted once
+and the DocumentSet's small cache hits; each PDF is closed as soon as its facts are done,
+so memory stays flat however many documents the ledger names. With jobs > 1 the documents
+are dealt out to forked workers by weight; the verdicts are the same values in the same
+order as a serial run, because each document is checked the same way wherever it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from reportgen.errors import DocumentError, LedgerError, ReportgenError, display_path
+from reportgen.model import Fact, FactResult, Ledger
+
+
+@dataclass
+class FactVerdicts:
+    """What checking some documents' facts found; merged across workers."""
+
+    results: dict[str, FactResult] = field(default_factory=dict)
+    problems: list[ReportgenError] = field(default_factory=list)
+    sha256: dict[str, str] = field(default_factory=dict)  # doc id -> actual SHA-256
+
+    def merge(self, other: FactVerdicts) -> None:
+        self.results.update(other.results)
+        self.problems.extend(other.problems)
+        self.sha256.update(other.sha256)
+
+
+def facts_by_doc(ledger: Ledger) -> dict[str, list[Fact]]:
+    """doc id -> its facts sorted by page (ledger order within a page), doc ids sorted."""
+    by: dict[str, list[Fact]] = {}
+    for claim in ledger.claims.values():
+        if isinstance(claim, Fact):
+            by.setdefault(claim.doc, []).append(claim)
+    return {d: sorted(by[d], key=lambda f: f.page) for d in sorted(by)}
+
+
+def check_docs(ledger: Ledger, doc_ids: Sequence[str]) -> FactVerdicts:
+    """Open each document once, check its facts page by page, then close it."""
+    from reportgen.pdf.documents import DocumentSet
+    from reportgen.pdf.verify import verify_fact
+
+    groups = facts_by_doc(ledger)
+    out = FactVerdicts()
+    with DocumentSet(ledger.documents) as docs:
+        for doc_id in doc_ids:
+            d = ledger.documents.get(doc_id)
+            if d is not None:  # an undeclared doc: verify_fact says so for each fact
+                try:
+                    out.sha256[doc_id] = docs.sha256(doc_id)
+                    docs.page_count(doc_id)
+                except DocumentError as e:
+                    where = display_path(e.file or d.path)
+                    out.problems.append(LedgerError(
+                        f"document {doc_id!r} ({where}): {e.message}", d.loc.file, d.loc.line))
+                    continue
+            for fact in groups.get(doc_id, ()):
+                try:
+                    out.results[fact.id] = verify_fact(fact, docs)
+                except LedgerError as e:
+                    out.problems.append(e)
+                except DocumentError as e:
+                    out.problems.append(LedgerError(f"fact {fact.id}: {e.message}",
+                                                    fact.loc.file, fact.loc.line))
+            docs.release(doc_id)
+    return out
+
+
+def deal(weights: dict[str, float], n: int) -> list[list[str]]:
+    """Split documents into at most n bins of near-equal weight (heaviest first, each to the
+    lightest bin; ties by id, so the split is deterministic). Empty bins are dropped."""
+    bins: list[tuple[float, int, list[str]]] = [(0.0, i, []) for i in range(max(1, n))]
+    for doc_id in sorted(weights, key=lambda k: (-weights[k], k)):
+        bins.sort(key=lambda b: (b[0], b[1]))
+        w, i, ids = bins[0]
+        ids.append(doc_id)
+        bins[0] = (w + weights[doc_id], i, ids)
+    return [sorted(ids) for _, _, ids in sorted(bins, key=lambda b: b[1]) if ids]
+
+
+def weight(facts: Sequence[Fact]) -> float:
+    """Work for one document: page extractions dominate, each fact's match adds a little."""
+    return 1.0 + len({f.page for f in facts}) + 0.2 * len(facts)
+
+
+_LEDGER: Ledger | None = None  # set before forking: workers read it from inherited memory
+
+
+def _worker(doc_ids: list[str]) -> FactVerdicts:
+    assert _LEDGER is not None
+    return check_docs(_LEDGER, doc_ids)
+
+
+def check_facts(ledger: Ledger, jobs: int = 1) -> FactVerdicts:
+    """Every fact's verdict; with jobs > 1 documents are split over forked processes (this
+    process takes one share). Falls back to serial where fork is unavailable."""
+    import multiprocessing
+
+    global _LEDGER
+    groups = facts_by_doc(ledger)
+    bins = deal({d: weight(fs) for d, fs in groups.items()}, jobs) if jobs > 1 else []
+    if len(bins) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return check_docs(ledger, list(groups))
+    from concurrent.futures import ProcessPoolExecutor
+
+    out = FactVerdicts()
+    _LEDGER = ledger
+    ex = ProcessPoolExecutor(max_workers=len(bins) - 1,
+                             mp_context=multiprocessing.get_context("fork"))
+    try:
+        futures = [ex.submit(_worker, b) for b in bins[1:]]
+        out.merge(check_docs(ledger, bins[0]))
+        for f in futures:
+            out.merge(f.result())
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+        _LEDGER = None
+    return out
