@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -240,11 +240,14 @@ def _is_site(p: Path) -> bool:
 
 
 def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
-            cache_dir: Path | None = None, helper=None) -> BuildStats:
+            cache_dir: Path | None = None, helper=None,
+            on_swapped: Callable[[Path], None] | None = None) -> BuildStats:
     """build_site() into a temporary folder beside `out`, then rename it into place.
 
     The lock (`.reportgen/<name>.lock` beside `out`, held with flock) keeps a second build
-    of the same output from running at once; it fails at once with BuildError."""
+    of the same output from running at once; it fails at once with BuildError.
+    `on_swapped(out)` runs after the swap, still under the lock (the no-op fingerprint is
+    recorded there, so it can never describe another build's output)."""
     import fcntl
 
     out = Path(os.path.abspath(out))
@@ -272,6 +275,9 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
             stats = build_site(v, new, templates, jobs,
                                cache_dir if cache_dir is not None else default_cache_dir(out),
                                helper=helper)
+            from reportgen import fingerprint
+
+            fingerprint.forget(out)  # from here on the recorded output is gone
             if out.exists():
                 os.rename(out, old)
             try:
@@ -280,6 +286,8 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
                 if old.exists():
                     os.rename(old, out)
                 raise
+            if on_swapped is not None:
+                on_swapped(out)
         finally:
             shutil.rmtree(new, ignore_errors=True)
             shutil.rmtree(old, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import click
 @click.option("--templates", type=click.Path(exists=True, file_okay=False),
               help="A folder of templates overriding the built-in ones file by file.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Render crops in this many worker processes.")
+              help="Check facts and render crops in this many processes.")
 @click.option("--allow-outside", is_flag=True,
               help="Let document paths resolve outside the ledger's workspace.")
 def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
@@ -23,27 +24,52 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     """Check every claim, then write the site (HTML, crops, evidence.jsonl, bundle).
 
     Nothing is written when a fact misses, a calc mismatches or the ledger is invalid:
-    the previous site stays as it was."""
-    from reportgen.build import publish, start_helper
-    from reportgen.cli import echo_verdicts, fail, ledger_paths
+    the previous site stays as it was. When nothing changed since the last successful
+    build (inputs and output alike), the verdict lines are repeated and nothing is done."""
+    from reportgen import fingerprint
+    from reportgen.cli import fail, ledger_paths, verdict_lines
     from reportgen.errors import ReportgenError
 
     tpl = Path(templates) if templates else None
+    lpaths = ledger_paths(paths)
+    try:
+        same = fingerprint.unchanged(Path(out), lpaths, tpl, allow_outside)
+        before = None if same is not None else fingerprint.snapshot(lpaths, tpl, allow_outside)
+    except ReportgenError as e:
+        fail(e)
+    if same is not None:
+        click.echo(same, nl=False)
+        click.echo(f"{out} is up to date: nothing changed since the last build", err=True)
+        return
+    assert before is not None
+    from reportgen.build import publish, start_helper
+
     # compiles the templates in another process while this one verifies
     helper = start_helper(Path(out), tpl)
     try:
         from reportgen.pipeline import verify
 
         try:
-            v = verify(ledger_paths(paths), allow_outside=allow_outside)
+            v = verify(lpaths, allow_outside=allow_outside, jobs=jobs)
         except ReportgenError as e:
             fail(e)
-        echo_verdicts(v)
+        text = "".join(line + "\n" for line in verdict_lines(v))
+        click.echo(text, nl=False)
         if not v.ok:
             click.echo(f"not writing {out}: fix the problems above first", err=True)
             sys.exit(1)
+
+        def record(site: Path) -> None:
+            docs = {did: (os.fspath(d.path), os.fspath(d.declared) if d.declared else None,
+                          v.sha256.get(did) or fingerprint.sha256_file(d.path))
+                    for did, d in v.ledger.documents.items()}
+            try:
+                fingerprint.write(site, before, docs, text)
+            except OSError:  # no record only costs a full build next time
+                fingerprint.forget(site)
+
         try:
-            s = publish(v, Path(out), tpl, jobs, helper=helper)
+            s = publish(v, Path(out), tpl, jobs, helper=helper, on_swapped=record)
         except ReportgenError as e:
             fail(e)
     finally:

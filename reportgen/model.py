@@ -27,6 +27,7 @@ class Document:
     title: str
     sha256: str | None  # the pin, lower-case hex, or None
     loc: Loc
+    declared: Path | None = None  # `file:` joined to its claim file's folder, symlinks kept
 
 
 @dataclass(frozen=True)

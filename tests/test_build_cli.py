@@ -91,6 +91,7 @@ def test_build_prints_verify_lines_and_writes(tmp_path):
     assert r.stdout == "S1: facts=3 hits=3 misses=0\nTOTAL: facts=3 hits=3 misses=0\n"
     assert (out / "S1.html").is_file() and (out / "anchors" / "f3-p4.png").is_file()
     assert "4 rendered" in r.stderr
+    (out / "S1.html").unlink()  # a changed output: a full build, crops from the cache
     r2 = run("build", str(claims), "--out", str(out), "--jobs", "2")
     assert r2.exit_code == 0 and "0 rendered, 4 cached" in r2.stderr
 

@@ -196,9 +196,10 @@ class _Loader:
                 self.col.add(f"document {did!r}: {spec['file']!r} is not a file", file, fline)
                 continue
             sha = spec.get("sha256")
+            declared = raw if raw.is_absolute() else Path.cwd() / raw  # symlinks kept
             self.documents[did] = Document(did, resolved, str(spec.get("title") or did),
                                            sha.lower() if isinstance(sha, str) else None,
-                                           Loc(file, kline))
+                                           Loc(file, kline), declared)
 
     def load_report(self, data: LocDict, file: str) -> None:
         rep = data["report"]

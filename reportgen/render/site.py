@@ -18,19 +18,11 @@ from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, Repo
                              Verification)
 from reportgen.render.graph import layout
 from reportgen.render.markdown import cited_ids, make_renderer
+from reportgen.render.paths import default_templates
 
 KIND_LABEL = {"fact": "Fact", "calc": "Calc", "inference": "Inference"}
 # a glyph per kind, so kinds differ by shape as well as colour (aria-hidden in the chip)
 KIND_ICON = {"fact": "\u00b6", "calc": "=", "inference": "\u2234"}
-
-
-def default_templates() -> Path:
-    """`reportgen/templates` in an installed wheel, else the repository's `templates/`."""
-    here = Path(__file__).resolve().parent.parent
-    installed = here / "templates"
-    if installed.is_dir():
-        return installed
-    return here.parent / "templates"
 
 
 _ENVS: dict[tuple[str | None, str | None], Environment] = {}
