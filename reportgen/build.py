@@ -92,7 +92,7 @@ def _write(path: Path, text: str) -> None:
 
 # ---- the HTML half: runs in a helper process when the CLI started one ----------------
 
-_RENDERERS: dict[str, object] = {}  # out -> Renderer, between write_pages and write_standalone
+_RENDERERS: dict[str, object] = {}  # out -> Renderer, between write_pages and render_standalone
 
 
 def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dict[str, str],
@@ -103,8 +103,7 @@ def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dic
     r = _RENDERERS.get(key)
     if r is None:
         r = _RENDERERS[key] = Renderer(SiteData(v, pdf_names, crops), templates,
-                                       read_crop=lambda src: (out / src).read_bytes(),
-                                       bytecode_cache=bytecode)
+                                       bytecode_cache=bytecode)  # crops: markers
     return r
 
 
@@ -128,19 +127,26 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
     return pages
 
 
-def write_standalone(v: Verification, out: Path, templates: Path | None,
-                     pdf_names: dict[str, str], crops: dict[str, list[tuple[int, str]]],
-                     bytecode: Path | None) -> list[str]:
-    """<id>.standalone.html: CSS and JS inlined, crops (read from out/anchors) as data: URIs."""
+def render_standalone(v: Verification, out: Path, templates: Path | None,
+                      pdf_names: dict[str, str], crops: dict[str, list[tuple[int, str]]],
+                      bytecode: Path | None) -> dict[str, str]:
+    """<id>.standalone.html -> its HTML with CSS and JS inlined and crop markers, so it can
+    be rendered before the crops exist (write_standalone fills them in)."""
     rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
     try:
-        pages = []
-        for rep in v.ledger.reports:
-            _write(out / f"{rep.id}.standalone.html", rend.report_page(rep, standalone=True))
-            pages.append(f"{rep.id}.standalone.html")
-        return pages
+        return {f"{rep.id}.standalone.html": rend.report_page(rep, standalone=True)
+                for rep in v.ledger.reports}
     finally:
         _RENDERERS.pop(str(out), None)
+
+
+def write_standalone(out: Path, pages: dict[str, str]) -> list[str]:
+    """Write the standalone pages with their crops (read from out/anchors) as data: URIs."""
+    from reportgen.render.inline import fill_crops
+
+    for name, html in pages.items():
+        _write(out / name, fill_crops(html, lambda src: (out / src).read_bytes()))
+    return list(pages)
 
 
 def _warm_helper(templates: str | None, bytecode: str | None) -> None:
@@ -197,17 +203,19 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     pdf_names = site_pdf_names(v)
     args = (v, out, templates, pdf_names, crops, bytecode)
 
-    fut = None
+    fut = sfut = None
     if helper is not None:
         try:
             fut = helper.submit(write_pages, *args)
+            sfut = helper.submit(render_standalone, *args)
         except Exception:  # a broken helper: do it all here
-            fut = None
-    if fut is not None:
+            fut = sfut = None
+    if fut is not None and sfut is not None:
         pending = start_crops(cjobs, cache, workers=jobs, inline=jobs == 1)
     else:  # crops in worker processes while this one writes the pages
         pending = start_crops(cjobs, cache, workers=jobs)
         pages = write_pages(*args)
+        standalone = render_standalone(*args)
 
     (out / "pdfs").mkdir(exist_ok=True)
     for did, name in sorted(pdf_names.items()):
@@ -216,11 +224,10 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     (out / "anchors").mkdir(exist_ok=True)
     for name, src in sorted(cached.items()):
         shutil.copyfile(src, out / "anchors" / name)
-    if fut is not None:
+    if fut is not None and sfut is not None:
         pages = fut.result()
-        pages += helper.submit(write_standalone, *args).result()
-    else:
-        pages += write_standalone(*args)
+        standalone = sfut.result()
+    pages += write_standalone(out, standalone)
 
     files = [(p, out / p) for p in pages]
     files += [(f"anchors/{n}", out / "anchors" / n) for n in cached]

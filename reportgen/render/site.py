@@ -3,7 +3,6 @@ the templates read. Pure apart from reading templates: build.py decides what to 
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, Repo
                              Verification)
 from reportgen.render.graph import layout
 from reportgen.render.markdown import cited_ids, make_renderer
+from reportgen.render.inline import crop_mark, data_uri
 from reportgen.render.paths import default_templates
 
 KIND_LABEL = {"fact": "Fact", "calc": "Calc", "inference": "Inference"}
@@ -252,12 +252,9 @@ class Renderer:
         if not standalone:
             return lambda src: src
         read = self.read_crop
-        assert read is not None, "standalone pages need read_crop"
-
-        def data_uri(src: str) -> str:
-            return "data:image/png;base64," + base64.b64encode(read(src)).decode("ascii")
-
-        return data_uri
+        if read is None:  # build.py fills the data URIs in when the crops exist
+            return crop_mark
+        return lambda src: data_uri(read(src))
 
     def report_page(self, rep: Report, standalone: bool = False) -> str:
         return render(self.env, "report.html", **self.common,
