@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Literal, NamedTuple
 
 from reportgen.model import BBox
@@ -33,11 +34,8 @@ def is_folio(text: str) -> bool:
 
 def union(boxes: list[BBox] | tuple[BBox, ...]) -> BBox:
     """The smallest box holding every box given (at least one)."""
-    x0 = min(b[0] for b in boxes)
-    y0 = min(b[1] for b in boxes)
-    x1 = max(b[2] for b in boxes)
-    y1 = max(b[3] for b in boxes)
-    return (x0, y0, x1, y1)
+    x0, y0, x1, y1 = zip(*boxes)  # columns, so min and max run in C
+    return (min(x0), min(y0), max(x1), max(y1))
 
 
 class TextChar(NamedTuple):
@@ -139,15 +137,17 @@ def build_page(number: int, width: float, height: float,
     infos: list[TextLine] = []
     new = tuple.__new__
     for li, line in enumerate(lines):
-        blk = blocks[li] if blocks is not None else li
-        chars.extend(new(TextChar, (c, bb, li, blk)) for c, bb in line)
         if not line:
             continue
-        text = "".join(c for c, _ in line)
+        blk = blocks[li] if blocks is not None else li
+        cs, bbs = zip(*line)
+        # tuple.__new__ over zipped columns: no Python frame per character
+        chars.extend(map(new, repeat(TextChar), zip(cs, bbs, repeat(li), repeat(blk))))
+        text = "".join(cs)
         # Spaces often carry made-up boxes; leave them out of the line's box.
         boxes = [bb for c, bb in line if not c.isspace()] if any(
-            c.isspace() for c in text) else [bb for _, bb in line]
-        box = union(boxes or [bb for _, bb in line])
+            map(str.isspace, text)) else bbs
+        box = union(boxes or bbs)
         band: Band = ""
         if box[3] <= height * MARGIN_SHARE:
             band = "top"

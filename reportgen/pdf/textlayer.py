@@ -8,6 +8,8 @@ checks this on a generated PDF, so a MuPDF upgrade that changes it fails loudly.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import pymupdf
 
 from reportgen.model import BBox
@@ -19,6 +21,9 @@ from reportgen.pdf.text import PageText, build_page
 # can name, rather than a made-up character that could match by accident.
 FLAGS = (pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE
          | pymupdf.TEXT_MEDIABOX_CLIP)
+
+
+_C_BBOX = itemgetter("c", "bbox")  # a rawdict char -> (c, bbox), in C
 
 
 def _transform(m: tuple[float, ...], bb: tuple[float, float, float, float]) -> BBox:
@@ -49,7 +54,7 @@ def extract_page(page: pymupdf.Page) -> PageText:
                 if m:
                     chars.extend([(ch["c"], _transform(m, ch["bbox"])) for ch in span["chars"]])
                 else:  # rawdict boxes are already 4-tuples of floats
-                    chars.extend([(ch["c"], ch["bbox"]) for ch in span["chars"]])
+                    chars.extend(map(_C_BBOX, span["chars"]))
             if chars:
                 lines.append(chars)
                 blocks.append(bno)
