@@ -85,6 +85,17 @@ def evidence_records(v: Verification, crops: dict[str, list[tuple[int, str]]]) -
         yield rec
 
 
+def link_or_copy(src: Path, dst: Path) -> None:
+    """A hard link to a cached crop, a copy where the filesystem will not link (another
+    device, no permission). Copying a thousand crops took 0.7 s here, linking 15 ms; the
+    cache only ever replaces its files (never writes into them) and keeps them read-only,
+    so a link cannot change under the site."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
 def _write(path: Path, text: str) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
@@ -223,7 +234,7 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     cached, cstats = pending.result()
     (out / "anchors").mkdir(exist_ok=True)
     for name, src in sorted(cached.items()):
-        shutil.copyfile(src, out / "anchors" / name)
+        link_or_copy(src, out / "anchors" / name)
     if fut is not None and sfut is not None:
         pages = fut.result()
         standalone = sfut.result()

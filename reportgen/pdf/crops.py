@@ -148,7 +148,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, 0o444)  # read-only: sites hard-link these files (build.py)
         os.replace(tmp, path)
     except BaseException:
         try:
