@@ -184,3 +184,20 @@ def test_a_failed_publish_records_nothing(built, monkeypatch):
     assert build(claims, out).exit_code != 0
     monkeypatch.setattr(buildmod, "build_site", real)
     assert "wrote" in build(claims, out).stderr
+
+
+def test_the_noop_path_never_imports_pymupdf_or_jinja(built):
+    """A fresh process: the check hashes files with hashlib and stops there."""
+    import subprocess
+
+    claims, out = built
+    code = ("import sys\nfrom reportgen.cli import main\n"
+            "try:\n    main([ 'build', sys.argv[1], '--out', sys.argv[2]])\n"
+            "except SystemExit as e:\n    assert not e.code, e.code\n"
+            "bad = [m for m in ('pymupdf', 'fitz', 'jinja2', 'yaml') if m in sys.modules]\n"
+            "print('IMPORTED', bad)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(claims), str(out)],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert "is up to date" in r.stderr
+    assert r.stdout == TOTAL + "IMPORTED []\n"
