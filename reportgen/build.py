@@ -184,12 +184,42 @@ def start_helper(out: Path, templates: Path | None = None):
     return ex
 
 
+class EarlyCrops:
+    """An after_doc hook for verify(): renders each document's crops into the cache right
+    after its facts are checked, in the process that checked them, from the PDF still
+    open there. With --jobs N checking and rendering then share the N processes instead
+    of the crops waiting for the slowest checker. The count of crops rendered lives in
+    shared memory, so forked workers add to it."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        import multiprocessing
+
+        self.cache_dir = cache_dir
+        self._count = multiprocessing.get_context("fork").Value("q", 0)
+
+    def __call__(self, ledger, doc_id: str, docs, results: dict[str, FactResult]) -> None:
+        from reportgen.pdf.crops import crop_jobs, render_open
+
+        path = ledger.documents[doc_id].path
+        jobs = [j for cid, r in results.items() if r.anchor is not None
+                for j in crop_jobs(cid, path, r.sha256 or "", r.anchor)]
+        if jobs:
+            n = render_open(docs.pdf(doc_id), jobs, self.cache_dir)
+            with self._count.get_lock():
+                self._count.value += n
+
+    @property
+    def rendered(self) -> int:
+        return int(self._count.value)
+
+
 def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
-               cache_dir: Path | None = None, helper=None) -> BuildStats:
+               cache_dir: Path | None = None, helper=None, prerendered: int = 0) -> BuildStats:
     """Write the whole site into `out` (created if needed). Refuses an unverified ledger.
 
     `helper` (from start_helper) renders the HTML while this process renders the crops;
-    without it the crops go to worker processes while this one writes the HTML."""
+    without it the crops go to worker processes while this one writes the HTML.
+    `prerendered` crops were made during verification (EarlyCrops) and count as rendered."""
     from reportgen.bundle import write_bundle
     from reportgen.pdf.crops import crop_jobs, start_crops
 
@@ -246,7 +276,8 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     files += [(a, out / a) for a in ("assets/site.css", "assets/site.js", "evidence.jsonl")]
     n_entries = write_bundle(out / "reportgen-bundle.zip", files)
     return BuildStats(reports=len(v.ledger.reports), pages=len(pages), crops=len(cjobs),
-                      crops_rendered=cstats.rendered, crops_cached=cstats.cached,
+                      crops_rendered=cstats.rendered + prerendered,
+                      crops_cached=cstats.cached - prerendered,
                       pdfs=len(pdf_names), bundle_entries=n_entries)
 
 
@@ -259,7 +290,8 @@ def _is_site(p: Path) -> bool:
 
 def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
             cache_dir: Path | None = None, helper=None,
-            on_swapped: Callable[[Path], None] | None = None) -> BuildStats:
+            on_swapped: Callable[[Path], None] | None = None,
+            prerendered: int = 0) -> BuildStats:
     """build_site() into a temporary folder beside `out`, then rename it into place.
 
     The lock (`.reportgen/<name>.lock` beside `out`, held with flock) keeps a second build
@@ -292,7 +324,7 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
         try:
             stats = build_site(v, new, templates, jobs,
                                cache_dir if cache_dir is not None else default_cache_dir(out),
-                               helper=helper)
+                               helper=helper, prerendered=prerendered)
             from reportgen import fingerprint
 
             fingerprint.forget(out)  # from here on the recorded output is gone

@@ -47,10 +47,14 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     # compiles the templates in another process while this one verifies
     helper = start_helper(Path(out), tpl)
     try:
+        from reportgen.build import EarlyCrops, default_cache_dir
         from reportgen.pipeline import verify
 
+        # With several processes, each renders the crops of the documents it checks (with
+        # one, the crops are rendered while the helper writes the HTML instead).
+        early = EarlyCrops(default_cache_dir(Path(out))) if jobs > 1 else None
         try:
-            v = verify(lpaths, allow_outside=allow_outside, jobs=jobs)
+            v = verify(lpaths, allow_outside=allow_outside, jobs=jobs, after_doc=early)
         except ReportgenError as e:
             fail(e)
         text = "".join(line + "\n" for line in verdict_lines(v))
@@ -69,7 +73,8 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
                 fingerprint.forget(site)
 
         try:
-            s = publish(v, Path(out), tpl, jobs, helper=helper, on_swapped=record)
+            s = publish(v, Path(out), tpl, jobs, helper=helper, on_swapped=record,
+                        prerendered=early.rendered if early is not None else 0)
         except ReportgenError as e:
             fail(e)
     finally:

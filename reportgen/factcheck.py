@@ -10,7 +10,7 @@ order as a serial run, because each document is checked the same way wherever it
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -60,7 +60,15 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def check_docs(ledger: Ledger, doc_ids: Sequence[str]) -> FactVerdicts:
+# Called after each document's facts, in whichever process checked them, while the PDF
+# is still open: (ledger, doc id, the open set, that document's verdicts). build.py
+# renders the document's crops there, so checking and rendering share the --jobs
+# processes instead of one waiting for the other.
+AfterDoc = Callable[[Ledger, str, "DocumentSet", dict[str, FactResult]], None]
+
+
+def check_docs(ledger: Ledger, doc_ids: Sequence[str],
+               after: AfterDoc | None = None) -> FactVerdicts:
     """Open each document once, check its facts page by page, then close it."""
     from reportgen.pdf.documents import DocumentSet
 
@@ -70,16 +78,20 @@ def check_docs(ledger: Ledger, doc_ids: Sequence[str]) -> FactVerdicts:
     # which costs about 13 ms per resume with a full page cache.
     with gc_paused(), DocumentSet(ledger.documents) as docs:
         for doc_id in doc_ids:
-            _check_doc(ledger, doc_id, groups.get(doc_id, []), docs, out)
+            got = _check_doc(ledger, doc_id, groups.get(doc_id, []), docs, out)
+            out.results.update(got)
+            if after is not None and got:
+                after(ledger, doc_id, docs, got)
             docs.release(doc_id)
     return out
 
 
 def _check_doc(ledger: Ledger, doc_id: str, facts: Sequence[Fact], docs: DocumentSet,
-               out: FactVerdicts) -> None:
-    """One document's facts (sorted by page) into `out`."""
+               out: FactVerdicts) -> dict[str, FactResult]:
+    """One document's verdicts (facts sorted by page); its problems go into `out`."""
     from reportgen.pdf.verify import verify_fact
 
+    results: dict[str, FactResult] = {}
     d = ledger.documents.get(doc_id)
     if d is not None:  # an undeclared doc: verify_fact says so for each fact
         try:
@@ -89,15 +101,16 @@ def _check_doc(ledger: Ledger, doc_id: str, facts: Sequence[Fact], docs: Documen
             where = display_path(e.file or d.path)
             out.problems.append(LedgerError(
                 f"document {doc_id!r} ({where}): {e.message}", d.loc.file, d.loc.line))
-            return
+            return results
     for fact in facts:
         try:
-            out.results[fact.id] = verify_fact(fact, docs)
+            results[fact.id] = verify_fact(fact, docs)
         except LedgerError as e:
             out.problems.append(e)
         except DocumentError as e:
             out.problems.append(LedgerError(f"fact {fact.id}: {e.message}",
                                             fact.loc.file, fact.loc.line))
+    return results
 
 
 def deal(weights: dict[str, float], n: int) -> list[list[str]]:
@@ -117,36 +130,38 @@ def weight(facts: Sequence[Fact]) -> float:
     return 1.0 + len({f.page for f in facts}) + 0.2 * len(facts)
 
 
-_LEDGER: Ledger | None = None  # set before forking: workers read it from inherited memory
+# Set before forking: workers read them from inherited memory (nothing is pickled).
+_LEDGER: Ledger | None = None
+_AFTER: AfterDoc | None = None
 
 
 def _worker(doc_ids: list[str]) -> FactVerdicts:
     assert _LEDGER is not None
-    return check_docs(_LEDGER, doc_ids)
+    return check_docs(_LEDGER, doc_ids, _AFTER)
 
 
-def check_facts(ledger: Ledger, jobs: int = 1) -> FactVerdicts:
+def check_facts(ledger: Ledger, jobs: int = 1, after: AfterDoc | None = None) -> FactVerdicts:
     """Every fact's verdict; with jobs > 1 documents are split over forked processes (this
     process takes one share). Falls back to serial where fork is unavailable."""
     import multiprocessing
 
-    global _LEDGER
+    global _LEDGER, _AFTER
     groups = facts_by_doc(ledger)
     bins = deal({d: weight(fs) for d, fs in groups.items()}, jobs) if jobs > 1 else []
     if len(bins) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return check_docs(ledger, list(groups))
+        return check_docs(ledger, list(groups), after)
     from concurrent.futures import ProcessPoolExecutor
 
     out = FactVerdicts()
-    _LEDGER = ledger
+    _LEDGER, _AFTER = ledger, after
     ex = ProcessPoolExecutor(max_workers=len(bins) - 1,
                              mp_context=multiprocessing.get_context("fork"))
     try:
         futures = [ex.submit(_worker, b) for b in bins[1:]]
-        out.merge(check_docs(ledger, bins[0]))
+        out.merge(check_docs(ledger, bins[0], after))
         for f in futures:
             out.merge(f.result())
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
-        _LEDGER = None
+        _LEDGER = _AFTER = None
     return out

@@ -6,12 +6,15 @@ import datetime as dt
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reportgen import calcs
 from reportgen.errors import LedgerErrors, ReportgenError
 from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, InferenceResult,
                              Ledger, Result, Verification)
+
+if TYPE_CHECKING:
+    from reportgen.factcheck import AfterDoc
 
 
 def verified_at() -> str:
@@ -28,20 +31,25 @@ def verified_at() -> str:
     return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1) -> Verification:
+def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1,
+           after_doc: AfterDoc | None = None) -> Verification:
     """Gather every verdict in memory; raises LedgerErrors for an invalid ledger or PDF."""
     from reportgen.ledger import load_ledger
 
     stamp = verified_at()
     ledger = load_ledger(paths, allow_outside=allow_outside)
-    return verify_ledger(ledger, stamp, jobs=jobs)
+    return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc)
 
 
-def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1) -> Verification:
-    """Check facts against their PDFs (in `jobs` processes), then calcs and inferences."""
+def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
+                  after_doc: AfterDoc | None = None) -> Verification:
+    """Check facts against their PDFs (in `jobs` processes), then calcs and inferences.
+
+    `after_doc` runs after each document's facts, in the process that checked them (see
+    reportgen.factcheck.AfterDoc)."""
     from reportgen.factcheck import check_facts
 
-    facts = check_facts(ledger, jobs)
+    facts = check_facts(ledger, jobs, after_doc)
     results: dict[str, Result] = dict(facts.results)
     problems, sha = facts.problems, dict(sorted(facts.sha256.items()))
     if problems:

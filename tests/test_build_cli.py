@@ -97,6 +97,14 @@ def test_build_prints_verify_lines_and_writes(tmp_path):
 
 
 @needs_pipeline
+def test_jobs_build_counts_crops_made_while_checking(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    r = run("build", str(claims), "--out", str(tmp_path / "site"), "--jobs", "2")
+    assert r.exit_code == 0 and "4 crops (4 rendered, 0 cached)" in r.stderr
+    assert (tmp_path / "site" / "anchors" / "f3-p4.png").is_file()
+
+
+@needs_pipeline
 def test_a_miss_exits_1_and_leaves_the_site_untouched(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     out = tmp_path / "site"

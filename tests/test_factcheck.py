@@ -143,3 +143,22 @@ def test_page_cache_is_bounded_lru(tmp_path):
     ds.release("a")
     assert ds.cached_pages() == [] and ds._open == {}
     assert ds.page_text("a", 2).number == 2  # reopens on demand
+
+
+# ---- the after_doc hook: crops made by the process that checked the document --------
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_early_crops_in_every_worker(tmp_path, jobs):
+    from reportgen.build import EarlyCrops
+    from reportgen.model import FactResult
+    from reportgen.pdf.crops import crop_jobs
+
+    claims = make_ledger(tmp_path)
+    early = EarlyCrops(tmp_path / "cache")
+    v = verify_ledger(load_ledger([claims]), jobs=jobs, after_doc=early)
+    keys = {j.key() for cid, r in v.results.items() if isinstance(r, FactResult) and r.anchor
+            for j in crop_jobs(cid, v.ledger.documents[v.ledger.claims[cid].doc].path,
+                               r.sha256, r.anchor)}
+    assert early.rendered == len(keys) > 4  # counted across processes, duplicates once
+    assert {p.stem for p in (tmp_path / "cache").glob("*.png")} == keys

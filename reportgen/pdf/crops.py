@@ -186,6 +186,23 @@ def _render_group(args: tuple[str, list[tuple[CropJob, str]]]) -> int:
     return n
 
 
+def render_open(doc, jobs: Sequence[CropJob], cache_dir: Path) -> int:
+    """Render the jobs' missing crops into the cache from an already-open PDF (the one
+    the facts were just checked against: same bytes, no second open). -> count rendered."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    n = 0
+    done: set[str] = set()
+    for job in sorted(jobs, key=lambda j: (j.page, j.name)):
+        key = job.key()
+        path = cache_dir / f"{key}.png"
+        if key in done or path.exists():
+            continue
+        done.add(key)
+        _write_atomic(path, render_crop(doc[job.page - 1], job.box, job.rects))
+        n += 1
+    return n
+
+
 def _split(items: list, n: int) -> list[list]:
     """n contiguous chunks of nearly equal size (items are sorted by pdf, page, so each
     PDF is opened by as few workers as possible)."""

@@ -134,6 +134,10 @@ class DocumentSet:
         """The number of pages (the highest 1-based page a fact may name)."""
         return self._get(doc_id).doc.page_count
 
+    def pdf(self, doc_id: str) -> pymupdf.Document:
+        """The open MuPDF document (for rendering crops while it is open)."""
+        return self._get(doc_id).doc
+
     def is_repaired(self, doc_id: str) -> bool:
         """True when MuPDF had to rebuild the file's cross-reference table (damaged file)."""
         return self._get(doc_id).repaired
