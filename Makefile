@@ -9,16 +9,16 @@ STAMP := $(VENV)/.installed
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
-	touch $(STAMP)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	@touch $(STAMP)
 
 reports: $(STAMP)
-	$(BIN)/reportgen build claims --out site
+	@$(BIN)/reportgen build claims --out site
 
 verify: $(STAMP)
-	$(BIN)/reportgen verify claims
+	@$(BIN)/reportgen verify claims
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

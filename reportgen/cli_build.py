@@ -19,8 +19,10 @@ import click
               help="Check facts and render crops in this many processes.")
 @click.option("--allow-outside", is_flag=True,
               help="Let document paths resolve outside the ledger's workspace.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also say what was written (or that nothing changed), on stderr.")
 def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
-          allow_outside: bool) -> None:
+          allow_outside: bool, verbose: bool) -> None:
     """Check every claim, then write the site (HTML, crops, evidence.jsonl, bundle).
 
     Nothing is written when a fact misses, a calc mismatches or the ledger is invalid:
@@ -39,7 +41,8 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
         fail(e)
     if same is not None:
         click.echo(same, nl=False)
-        click.echo(f"{out} is up to date: nothing changed since the last build", err=True)
+        if verbose:
+            click.echo(f"{out} is up to date: nothing changed since the last build", err=True)
         return
     assert before is not None
     from reportgen.build import publish, start_helper
@@ -80,5 +83,6 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     finally:
         if helper is not None:
             helper.shutdown(wait=True, cancel_futures=True)
-    click.echo(f"wrote {out}: {s.reports} reports, {s.pages} pages, {s.crops} crops "
-               f"({s.crops_rendered} rendered, {s.crops_cached} cached)", err=True)
+    if verbose:  # stdout stays the verdict lines alone, as `make reports` promises
+        click.echo(f"wrote {out}: {s.reports} reports, {s.pages} pages, {s.crops} crops "
+                   f"({s.crops_rendered} rendered, {s.crops_cached} cached)", err=True)

@@ -86,20 +86,20 @@ def run(*args, **kw):
 def test_build_prints_verify_lines_and_writes(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     out = tmp_path / "site"
-    r = run("build", str(claims), "--out", str(out))
+    r = run("build", str(claims), "--out", str(out), "-v")
     assert r.exit_code == 0, r.output
     assert r.stdout == "S1: facts=3 hits=3 misses=0\nTOTAL: facts=3 hits=3 misses=0\n"
     assert (out / "S1.html").is_file() and (out / "anchors" / "f3-p4.png").is_file()
     assert "4 rendered" in r.stderr
     (out / "S1.html").unlink()  # a changed output: a full build, crops from the cache
-    r2 = run("build", str(claims), "--out", str(out), "--jobs", "2")
+    r2 = run("build", str(claims), "--out", str(out), "--jobs", "2", "-v")
     assert r2.exit_code == 0 and "0 rendered, 4 cached" in r2.stderr
 
 
 @needs_pipeline
 def test_jobs_build_counts_crops_made_while_checking(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
-    r = run("build", str(claims), "--out", str(tmp_path / "site"), "--jobs", "2")
+    r = run("build", str(claims), "--out", str(tmp_path / "site"), "--jobs", "2", "-v")
     assert r.exit_code == 0 and "4 crops (4 rendered, 0 cached)" in r.stderr
     assert (tmp_path / "site" / "anchors" / "f3-p4.png").is_file()
 
@@ -193,3 +193,13 @@ def test_user_template_overrides_one_file(tmp_path):
     assert run("build", str(claims), "--out", str(out), "--templates", str(tpl)).exit_code == 0
     assert (out / "index.html").read_text() == "mine: S1"
     assert 'class="chip chip-fact"' in (out / "S1.html").read_text()
+
+
+def test_sample_build_prints_exactly_the_four_lines(tmp_path, monkeypatch):
+    """`make reports` promises these lines and nothing else, on stdout and stderr together."""
+    repo = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(repo)
+    r = run("build", "claims", "--out", str(tmp_path / "site"))
+    assert r.exit_code == 0
+    assert r.output == ("S1: facts=8 hits=8 misses=0\nS2: facts=10 hits=10 misses=0\n"
+                        "S3: facts=11 hits=11 misses=0\nTOTAL: facts=29 hits=29 misses=0\n")

@@ -22,7 +22,7 @@ TOTAL = "S1: facts=3 hits=3 misses=0\nTOTAL: facts=3 hits=3 misses=0\n"
 
 
 def build(claims: Path, out: Path, *extra: str):
-    return CliRunner().invoke(main, ["build", str(claims), "--out", str(out), *extra])
+    return CliRunner().invoke(main, ["build", str(claims), "--out", str(out), "-v", *extra])
 
 
 def is_noop(r) -> bool:
