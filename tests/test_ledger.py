@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from reportgen.cli import main
 from reportgen.errors import LedgerError, LedgerErrors
 from reportgen.ledger import load_ledger
-from reportgen.ledger.load import numbers_in, workspace_of
+from reportgen.ledger.load import workspace_of
+from reportgen.ledger.validate import numbers_in
 from reportgen.model import Calc, Fact, Inference
 
 DOCS = "documents:\n  d1: {file: ../a.pdf, title: Doc A}\n"

@@ -33,7 +33,7 @@ BY_KIND = {
 TOP = {"report": "report", "documents": "documents", "sections": "sections", "claims": "claims",
        "edges": "edges", "entities": "entities"}
 
-_WHAT = {
+WHAT = {
     "id": "an id matching [A-Za-z0-9][A-Za-z0-9._-]*",
     "string": "non-empty text",
     "sha256": "64 hexadecimal characters (the file's SHA-256)",
@@ -98,7 +98,7 @@ def check(value: Any, kind: str) -> str | None:
             for k, v in value.items())
     else:  # pragma: no cover - a table typo
         raise ValueError(kind)
-    return None if ok else _WHAT[kind]
+    return None if ok else WHAT[kind]
 
 
 def _schema_of(kind: str) -> dict[str, Any]:
@@ -120,7 +120,7 @@ def _schema_of(kind: str) -> dict[str, Any]:
         "values": {"type": "object", "minProperties": 1,
                    "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                    "additionalProperties": {"type": "number"}},
-    }[kind] | {"description": _WHAT[kind]}
+    }[kind] | {"description": WHAT[kind]}
 
 
 def _object(fields: dict[str, tuple[str, bool]], extra: dict | None = None) -> dict[str, Any]:

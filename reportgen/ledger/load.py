@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import os
-import re
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reportgen import calcs
 from reportgen.errors import LedgerError, LedgerErrors
 from reportgen.ledger import fields as F
+from reportgen.ledger.shape import check_fields, Collector, item_line, line_of, show
 from reportgen.ledger.source import LocDict, load_jsonl, load_yaml
+from reportgen.ledger.validate import CrossChecks
 from reportgen.model import (Calc, Claim, Document, Edge, Entity, Fact, Inference, Ledger, Loc,
                              Report, Section)
-
-CITE_RE = re.compile(r"\[(@[^\[\]]*)\]")
-CITE_ID_RE = re.compile(r"@([A-Za-z0-9][A-Za-z0-9._-]*)")
-NUMBER_RE = re.compile(r"(?<![0-9.,])[-+−]?[0-9][0-9,]*(?:\.[0-9]+)?")
 
 
 def workspace_of(folder: Path) -> Path:
@@ -30,81 +25,10 @@ def workspace_of(folder: Path) -> Path:
     return folder.parent
 
 
-def numbers_in(text: str) -> list[float]:
-    """Numbers as a reader sees them: thousands separators and a trailing % ignored."""
-    text = unicodedata.normalize("NFKC", text)
-    out = []
-    for m in NUMBER_RE.finditer(text):
-        s = m.group(0).replace(",", "").replace("−", "-")
-        try:
-            out.append(float(s))
-        except ValueError:
-            continue
-    return out
-
-
-class _Collector:
-    """Accumulates problems; each check adds a line and moves on."""
-
-    def __init__(self) -> None:
-        self.problems: list[LedgerError] = []
-
-    def add(self, message: str, file: str, line: int | None) -> None:
-        self.problems.append(LedgerError(message, file, line))
-
-
-def _line(obj: Any, key: str | None, default: int) -> int:
-    if key is not None and isinstance(obj, LocDict) and hasattr(obj, "key_lines"):
-        return obj.key_lines.get(key, getattr(obj, "line", default))
-    return getattr(obj, "line", default)
-
-
-def _item_line(seq: Any, i: int, default: int) -> int:
-    lines = getattr(seq, "item_lines", None)
-    return lines[i] if lines and i < len(lines) else default
-
-
-def _check_fields(obj: Any, table: dict[str, tuple[str, bool]], what: str, file: str,
-                  line: int, col: _Collector, extra_ok: tuple[str, ...] = ()) -> bool:
-    """Shape checks shared by every object; True when the required fields are usable."""
-    if not isinstance(obj, dict):
-        col.add(f"{what} must be a mapping of field: value", file, line)
-        return False
-    ok = True
-    bad_optional: list[str] = []
-    for key in obj:
-        if key not in table and key not in extra_ok:
-            known = ", ".join(sorted(set(table) | set(extra_ok)))
-            col.add(f"unknown field {key!r} in {what}; known fields: {known}", file,
-                    _line(obj, key, line))
-    for key, (kind, required) in table.items():
-        if key not in obj or obj[key] is None:
-            if required:
-                col.add(f"{what} is missing required field {key!r} ({F._WHAT[kind]})", file,
-                        _line(obj, None, line))
-                ok = False
-            continue
-        problem = F.check(obj[key], kind)
-        if problem:
-            col.add(f"{key} must be {problem}; got {_show(obj[key])}", file, _line(obj, key, line))
-            if required:
-                ok = False
-            else:
-                bad_optional.append(key)
-    for key in bad_optional:  # reported above; dropped so building the claim cannot trip on it
-        del obj[key]
-    return ok
-
-
-def _show(v: Any) -> str:
-    s = repr(v)
-    return s if len(s) <= 60 else s[:57] + "..."
-
-
-class _Loader:
+class _Loader(CrossChecks):
     def __init__(self, allow_outside: bool) -> None:
         self.allow_outside = allow_outside
-        self.col = _Collector()
+        self.col = Collector()
         self.ids: dict[str, tuple[str, str, int]] = {}  # id -> (what, file, line)
         self.documents: dict[str, Document] = {}
         self.reports: list[dict[str, Any]] = []  # mutable report drafts
@@ -151,9 +75,9 @@ class _Loader:
         for key in data:
             if key not in F.TOP:
                 self.col.add(f"unknown top-level key {key!r}; known keys: "
-                             + ", ".join(F.TOP), file, _line(data, key, 1))
+                             + ", ".join(F.TOP), file, line_of(data, key, 1))
         if "documents" in data:
-            self.load_documents(data["documents"], file, _line(data, "documents", 1), workspace)
+            self.load_documents(data["documents"], file, line_of(data, "documents", 1), workspace)
         if "report" not in data:
             others = [k for k in ("sections", "claims", "edges", "entities") if k in data]
             if others or "documents" not in data:
@@ -169,17 +93,17 @@ class _Loader:
             return
         base = Path(file).parent
         for key, spec in docs.items():
-            kline = _line(docs, key, line)
+            kline = line_of(docs, key, line)
             if F.as_id(key) is None:
                 self.col.add(f"document id {key!r} must match [A-Za-z0-9][A-Za-z0-9._-]*",
                              file, kline)
                 continue
-            if not _check_fields(spec, F.DOCUMENT, f"document {key!r}", file, kline, self.col):
+            if not check_fields(spec, F.DOCUMENT, f"document {key!r}", file, kline, self.col):
                 continue
             did = self.claim_id(key, "document", file, kline)
             if did is None:
                 continue
-            fline = _line(spec, "file", kline)
+            fline = line_of(spec, "file", kline)
             target = Path(os.path.expanduser(spec["file"]))
             raw = target if target.is_absolute() else base / target
             resolved = raw.resolve()
@@ -203,15 +127,15 @@ class _Loader:
 
     def load_report(self, data: LocDict, file: str) -> None:
         rep = data["report"]
-        rline = _line(data, "report", 1)
-        if not _check_fields(rep, F.REPORT, "report", file, rline, self.col):
+        rline = line_of(data, "report", 1)
+        if not check_fields(rep, F.REPORT, "report", file, rline, self.col):
             return
-        rid = self.claim_id(rep["id"], "report", file, _line(rep, "id", rline))
+        rid = self.claim_id(rep["id"], "report", file, line_of(rep, "id", rline))
         if rid is None:
             return
         draft: dict[str, Any] = {
             "id": rid, "title": str(rep["title"]), "summary": str(rep.get("summary") or ""),
-            "summary_line": _line(rep, "summary", rline), "loc": Loc(file, rline),
+            "summary_line": line_of(rep, "summary", rline), "loc": Loc(file, rline),
             "claims": [], "edges": [], "sections": [], "entities": [], "file": file,
             "section_lines": [],
         }
@@ -224,10 +148,10 @@ class _Loader:
                 continue
             if not isinstance(items, list):
                 self.col.add(f"{key} must be a list (each item starts with '- ')", file,
-                             _line(data, key, 1))
+                             line_of(data, key, 1))
                 continue
             for i, item in enumerate(items):
-                fn(item, draft, file, _item_line(items, i, _line(data, key, 1)))
+                fn(item, draft, file, item_line(items, i, line_of(data, key, 1)))
 
     def load_jsonl(self, path: Path, workspace: Path) -> None:
         file = str(path)
@@ -249,7 +173,7 @@ class _Loader:
                 if rid is None or rid not in self.report_by_id:
                     known = ", ".join(self.report_by_id) or "none"
                     self.col.add(f"'report' must name a report of the ledger (known: {known}); "
-                                 f"got {_show(obj.get('report'))}", file, n)
+                                 f"got {show(obj.get('report'))}", file, n)
                     continue
                 draft = self.report_by_id[rid]
                 rec = LocDict((k, v) for k, v in obj.items() if k not in ("report", "type"))
@@ -276,11 +200,11 @@ class _Loader:
             extra = ()
         cid_raw = c.get("id")
         what = f"claim {cid_raw!r}" if F.as_id(cid_raw) else "claim"
-        if not _check_fields(c, table, what, file, line, self.col, extra_ok=extra):
+        if not check_fields(c, table, what, file, line, self.col, extra_ok=extra):
             if F.as_id(cid_raw):
-                self.claim_id(cid_raw, "claim", file, _line(c, "id", line))
+                self.claim_id(cid_raw, "claim", file, line_of(c, "id", line))
             return
-        cid = self.claim_id(c["id"], "claim", file, _line(c, "id", line))
+        cid = self.claim_id(c["id"], "claim", file, line_of(c, "id", line))
         if cid is None:
             return
         common = dict(id=cid, report=draft["id"], statement=str(c["statement"]).strip(),
@@ -306,7 +230,7 @@ class _Loader:
         draft["claims"].append(cid)
 
     def load_edge(self, e: Any, draft: dict[str, Any], file: str, line: int) -> None:
-        if not _check_fields(e, F.EDGE, "edge", file, line, self.col):
+        if not check_fields(e, F.EDGE, "edge", file, line, self.col):
             return
         anchors, gap = e.get("anchors"), e.get("gap")
         if not anchors and not gap:
@@ -325,129 +249,18 @@ class _Loader:
             Loc(file, line)))
 
     def load_section(self, s: Any, draft: dict[str, Any], file: str, line: int) -> None:
-        if not _check_fields(s, F.SECTION, "section", file, line, self.col):
+        if not check_fields(s, F.SECTION, "section", file, line, self.col):
             return
         draft["sections"].append(Section(str(s["title"]), str(s.get("body") or ""),
                                          tuple(F.as_id(x) or "" for x in s.get("claims") or ())))
-        draft["section_lines"].append((line, _line(s, "body", line), _line(s, "claims", line)))
+        draft["section_lines"].append((line, line_of(s, "body", line), line_of(s, "claims", line)))
 
     def load_entity(self, s: Any, draft: dict[str, Any], file: str, line: int) -> None:
-        if not _check_fields(s, F.ENTITY, "entity", file, line, self.col):
+        if not check_fields(s, F.ENTITY, "entity", file, line, self.col):
             return
         draft["entities"].append(Entity(str(s["name"]).strip(), s.get("type"),
                                         tuple(str(a).strip() for a in s.get("aliases") or ()),
                                         Loc(file, line)))
-
-    # ---- cross references ----------------------------------------------------------
-    def cross_check(self) -> None:
-        col = self.col
-        for cid, claim in self.claims.items():
-            raw, file = self.claim_raw[cid]
-            line = claim.loc.line
-            if isinstance(claim, Fact):
-                if claim.doc not in self.documents:
-                    if not any(p.message.startswith(f"document {claim.doc!r}")
-                               for p in col.problems):
-                        known = ", ".join(sorted(self.documents)) or "none"
-                        col.add(f"fact {cid}: unknown document {claim.doc!r}; declare it under "
-                                f"documents: (known: {known})", file, _line(raw, "doc", line))
-                if not claim.quote.strip():
-                    col.add(f"fact {cid}: quote is empty", file, _line(raw, "quote", line))
-                found = numbers_in(claim.quote)
-                for name, value in claim.values:
-                    if not any(abs(x - value) <= 1e-9 * max(1.0, abs(value)) for x in found):
-                        col.add(f"fact {cid}: value {name}={calcs.fmt(value)} does not appear as "
-                                "a number in the quote; every value a calc uses must be quoted",
-                                file, _line(raw.get("values"), name, _line(raw, "values", line)))
-            else:
-                for i, b in enumerate(claim.basis):
-                    if b not in self.claims:
-                        col.add(f"{claim.kind} {cid}: basis {b!r} is not a claim of the ledger",
-                                file, _item_line(raw.get("basis"), i, _line(raw, "basis", line)))
-            if isinstance(claim, Calc):
-                self.check_formula(claim, raw, file)
-        self.check_cycles()
-        for draft in self.reports:
-            self.check_report_refs(draft)
-
-    def check_formula(self, claim: Calc, raw: LocDict, file: str) -> None:
-        line = _line(raw, "formula", claim.loc.line)
-        try:
-            f = calcs.parse(claim.formula, self.claims)
-        except calcs.FormulaError as e:
-            self.col.add(f"calc {claim.id}: {e}", file, line)
-            return
-        for rid, name in f.refs:
-            ref = self.claims.get(rid)
-            if rid not in claim.basis:
-                self.col.add(f"calc {claim.id}: formula uses {rid}.{name} but {rid} is not in "
-                             "its basis; add it to basis", file, line)
-            if isinstance(ref, Fact) and name not in dict(ref.values):
-                self.col.add(f"calc {claim.id}: {rid} has no value {name!r}; add it to "
-                             f"{rid}'s values (known: {', '.join(dict(ref.values)) or 'none'})",
-                             file, line)
-            elif isinstance(ref, Calc) and name not in ("result", "value"):
-                self.col.add(f"calc {claim.id}: a calc's number is {rid}.result", file, line)
-            elif isinstance(ref, Inference):
-                self.col.add(f"calc {claim.id}: {rid} is an inference and has no number", file,
-                             line)
-
-    def check_cycles(self) -> None:
-        state: dict[str, int] = {}
-        reported: set[frozenset[str]] = set()
-
-        def visit(cid: str, stack: list[str]) -> None:
-            state[cid] = 1
-            stack.append(cid)
-            for b in self.claims[cid].basis:
-                if b not in self.claims:
-                    continue
-                if state.get(b) == 1:
-                    cycle = stack[stack.index(b):] + [b]
-                    key = frozenset(cycle)
-                    if key not in reported:
-                        reported.add(key)
-                        c = self.claims[b]
-                        self.col.add("basis cycle: " + " -> ".join(cycle) +
-                                     "; a claim cannot rest on itself", c.loc.file, c.loc.line)
-                elif b not in state:
-                    visit(b, stack)
-            stack.pop()
-            state[cid] = 2
-
-        for cid in self.claims:
-            if cid not in state:
-                visit(cid, [])
-
-    def check_report_refs(self, draft: dict[str, Any]) -> None:
-        file = draft["file"]
-        for edge in draft["edges"]:
-            for a in edge.anchors:
-                target = self.claims.get(a)
-                if target is None:
-                    self.col.add(f"edge {edge.source} -{edge.relation}-> {edge.target}: anchor "
-                                 f"{a!r} is not a claim of the ledger", file, edge.loc.line)
-                elif not isinstance(target, Fact):
-                    self.col.add(f"edge {edge.source} -{edge.relation}-> {edge.target}: anchor "
-                                 f"{a!r} is a {target.kind}; anchors must be facts", file,
-                                 edge.loc.line)
-        for cid in self.cited(draft["summary"]):
-            if cid not in self.claims:
-                self.col.add(f"summary cites [@{cid}], which is not a claim of the ledger",
-                             file, draft["summary_line"])
-        for sec, (sline, bline, cline) in zip(draft["sections"], draft["section_lines"]):
-            for cid in self.cited(sec.body):
-                if cid not in self.claims:
-                    self.col.add(f"section {sec.title!r} cites [@{cid}], which is not a claim "
-                                 "of the ledger", file, bline)
-            for cid in sec.claims:
-                if cid not in self.claims:
-                    self.col.add(f"section {sec.title!r} lists {cid!r}, which is not a claim of "
-                                 "the ledger", file, cline)
-
-    @staticmethod
-    def cited(text: str) -> list[str]:
-        return [m for group in CITE_RE.findall(text) for m in CITE_ID_RE.findall(group)]
 
     def ledger(self, root: Path, workspace: Path) -> Ledger:
         reports = tuple(Report(d["id"], d["title"], d["summary"], tuple(d["sections"]),

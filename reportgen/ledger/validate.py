@@ -1,0 +1,149 @@
+"""Cross references: basis, cycles, formulas, anchors, citations, values in quotes."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from reportgen import calcs
+from reportgen.ledger.shape import Collector, item_line, line_of
+from reportgen.ledger.source import LocDict
+from reportgen.model import Calc, Claim, Document, Fact, Inference
+
+CITE_RE = re.compile(r"\[(@[^\[\]]*)\]")
+CITE_ID_RE = re.compile(r"@([A-Za-z0-9][A-Za-z0-9._-]*)")
+NUMBER_RE = re.compile(r"(?<![0-9.,])[-+−]?[0-9][0-9,]*(?:\.[0-9]+)?")
+
+
+def numbers_in(text: str) -> list[float]:
+    """Numbers as a reader sees them: thousands separators and a trailing % ignored."""
+    text = unicodedata.normalize("NFKC", text)
+    out = []
+    for m in NUMBER_RE.finditer(text):
+        s = m.group(0).replace(",", "").replace("−", "-")
+        try:
+            out.append(float(s))
+        except ValueError:
+            continue
+    return out
+
+
+class CrossChecks:
+    """Checks that need the whole ledger; mixed into the loader once every file is read."""
+
+    col: Collector
+    claims: dict[str, Claim]
+    claim_raw: dict[str, tuple[LocDict, str]]
+    documents: dict[str, Document]
+    reports: list[dict[str, Any]]
+
+    def cross_check(self) -> None:
+        col = self.col
+        for cid, claim in self.claims.items():
+            raw, file = self.claim_raw[cid]
+            line = claim.loc.line
+            if isinstance(claim, Fact):
+                if claim.doc not in self.documents:
+                    if not any(p.message.startswith(f"document {claim.doc!r}")
+                               for p in col.problems):
+                        known = ", ".join(sorted(self.documents)) or "none"
+                        col.add(f"fact {cid}: unknown document {claim.doc!r}; declare it under "
+                                f"documents: (known: {known})", file, line_of(raw, "doc", line))
+                if not claim.quote.strip():
+                    col.add(f"fact {cid}: quote is empty", file, line_of(raw, "quote", line))
+                found = numbers_in(claim.quote)
+                for name, value in claim.values:
+                    if not any(abs(x - value) <= 1e-9 * max(1.0, abs(value)) for x in found):
+                        col.add(f"fact {cid}: value {name}={calcs.fmt(value)} does not appear as "
+                                "a number in the quote; every value a calc uses must be quoted",
+                                file, line_of(raw.get("values"), name, line_of(raw, "values", line)))
+            else:
+                for i, b in enumerate(claim.basis):
+                    if b not in self.claims:
+                        col.add(f"{claim.kind} {cid}: basis {b!r} is not a claim of the ledger",
+                                file, item_line(raw.get("basis"), i, line_of(raw, "basis", line)))
+            if isinstance(claim, Calc):
+                self.check_formula(claim, raw, file)
+        self.check_cycles()
+        for draft in self.reports:
+            self.check_report_refs(draft)
+
+    def check_formula(self, claim: Calc, raw: LocDict, file: str) -> None:
+        line = line_of(raw, "formula", claim.loc.line)
+        try:
+            f = calcs.parse(claim.formula, self.claims)
+        except calcs.FormulaError as e:
+            self.col.add(f"calc {claim.id}: {e}", file, line)
+            return
+        for rid, name in f.refs:
+            ref = self.claims.get(rid)
+            if rid not in claim.basis:
+                self.col.add(f"calc {claim.id}: formula uses {rid}.{name} but {rid} is not in "
+                             "its basis; add it to basis", file, line)
+            if isinstance(ref, Fact) and name not in dict(ref.values):
+                self.col.add(f"calc {claim.id}: {rid} has no value {name!r}; add it to "
+                             f"{rid}'s values (known: {', '.join(dict(ref.values)) or 'none'})",
+                             file, line)
+            elif isinstance(ref, Calc) and name not in ("result", "value"):
+                self.col.add(f"calc {claim.id}: a calc's number is {rid}.result", file, line)
+            elif isinstance(ref, Inference):
+                self.col.add(f"calc {claim.id}: {rid} is an inference and has no number", file,
+                             line)
+
+    def check_cycles(self) -> None:
+        state: dict[str, int] = {}
+        reported: set[frozenset[str]] = set()
+
+        def visit(cid: str, stack: list[str]) -> None:
+            state[cid] = 1
+            stack.append(cid)
+            for b in self.claims[cid].basis:
+                if b not in self.claims:
+                    continue
+                if state.get(b) == 1:
+                    cycle = stack[stack.index(b):] + [b]
+                    key = frozenset(cycle)
+                    if key not in reported:
+                        reported.add(key)
+                        c = self.claims[b]
+                        self.col.add("basis cycle: " + " -> ".join(cycle) +
+                                     "; a claim cannot rest on itself", c.loc.file, c.loc.line)
+                elif b not in state:
+                    visit(b, stack)
+            stack.pop()
+            state[cid] = 2
+
+        for cid in self.claims:
+            if cid not in state:
+                visit(cid, [])
+
+    def check_report_refs(self, draft: dict[str, Any]) -> None:
+        file = draft["file"]
+        for edge in draft["edges"]:
+            for a in edge.anchors:
+                target = self.claims.get(a)
+                if target is None:
+                    self.col.add(f"edge {edge.source} -{edge.relation}-> {edge.target}: anchor "
+                                 f"{a!r} is not a claim of the ledger", file, edge.loc.line)
+                elif not isinstance(target, Fact):
+                    self.col.add(f"edge {edge.source} -{edge.relation}-> {edge.target}: anchor "
+                                 f"{a!r} is a {target.kind}; anchors must be facts", file,
+                                 edge.loc.line)
+        for cid in self.cited(draft["summary"]):
+            if cid not in self.claims:
+                self.col.add(f"summary cites [@{cid}], which is not a claim of the ledger",
+                             file, draft["summary_line"])
+        for sec, (sline, bline, cline) in zip(draft["sections"], draft["section_lines"]):
+            for cid in self.cited(sec.body):
+                if cid not in self.claims:
+                    self.col.add(f"section {sec.title!r} cites [@{cid}], which is not a claim "
+                                 "of the ledger", file, bline)
+            for cid in sec.claims:
+                if cid not in self.claims:
+                    self.col.add(f"section {sec.title!r} lists {cid!r}, which is not a claim of "
+                                 "the ledger", file, cline)
+
+    @staticmethod
+    def cited(text: str) -> list[str]:
+        return [m for group in CITE_RE.findall(text) for m in CITE_ID_RE.findall(group)]
