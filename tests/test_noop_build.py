@@ -192,7 +192,7 @@ def test_the_noop_path_never_imports_pymupdf_or_jinja(built):
 
     claims, out = built
     code = ("import sys\nfrom reportgen.cli import main\n"
-            "try:\n    main([ 'build', sys.argv[1], '--out', sys.argv[2]])\n"
+            "try:\n    main(['build', sys.argv[1], '--out', sys.argv[2], '-v'])\n"
             "except SystemExit as e:\n    assert not e.code, e.code\n"
             "bad = [m for m in ('pymupdf', 'fitz', 'jinja2', 'yaml') if m in sys.modules]\n"
             "print('IMPORTED', bad)\n")
