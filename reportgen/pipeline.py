@@ -54,10 +54,10 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
     problems, sha = facts.problems, dict(sorted(facts.sha256.items()))
     if problems:
         raise LedgerErrors(problems)
-    for cid, claim in _calc_order(ledger):
-        results[cid] = _check_calc(claim, ledger, results)
-    for cid, claim in ledger.claims.items():
-        if isinstance(claim, Inference):
+    for cid, claim in _basis_order(ledger):
+        if isinstance(claim, Calc):
+            results[cid] = _check_calc(claim, ledger, results)
+        elif isinstance(claim, Inference):
             bad = [b for b in claim.basis
                    if results.get(b) is not None and results[b].status in ("miss", "mismatch",
                                                                            "invalid")]
@@ -67,9 +67,9 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
     return Verification(ledger, ordered, stamp or verified_at(), sha)
 
 
-def _calc_order(ledger: Ledger) -> list[tuple[str, Calc]]:
-    """Calcs after the calcs they use (the basis graph has no cycles by now)."""
-    out: list[tuple[str, Calc]] = []
+def _basis_order(ledger: Ledger) -> list[tuple[str, Calc | Inference]]:
+    """Calcs and inferences after the claims they rest on (the basis graph has no cycles)."""
+    out: list[tuple[str, Calc | Inference]] = []
     done: set[str] = set()
 
     def visit(cid: str) -> None:
@@ -80,7 +80,7 @@ def _calc_order(ledger: Ledger) -> list[tuple[str, Calc]]:
         for b in claim.basis:
             if b in ledger.claims:
                 visit(b)
-        if isinstance(claim, Calc):
+        if isinstance(claim, (Calc, Inference)):
             out.append((cid, claim))
 
     for cid in ledger.claims:

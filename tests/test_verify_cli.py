@@ -157,3 +157,20 @@ def test_calc_mismatch_beyond_tolerance(tmp_path: Path, monkeypatch: pytest.Monk
     assert out[0] == ("MISMATCH c1: formula g1.rev * g1.g / 100 computes 123.45, stated 123.6, "
                       "tolerance 0.05 (off by 0.15)")
     assert out[1] == "INVALID i1: its basis failed: c1"
+
+
+def test_inference_on_a_failed_inference_is_invalid(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verdicts follow the basis graph, not file order: i2 rests on i1, which comes later."""
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path)
+    (tmp_path / "claims" / "R.yaml").write_text(
+        "report: {id: R, title: Test}\nclaims:\n"
+        "  - {id: i2, kind: inference, statement: s, basis: [i1], confidence: 0.5, note: n}\n"
+        "  - {id: i1, kind: inference, statement: s, basis: [f1], confidence: 0.5, note: n}\n"
+        "  - {id: f1, kind: fact, statement: s, doc: d1, page: 1, quote: \"Revenue 9\"}\n",
+        encoding="utf-8")
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    assert "INVALID i2: its basis failed: i1" in res.output.splitlines()
+    assert "INVALID i1: its basis failed: f1" in res.output.splitlines()
