@@ -174,3 +174,13 @@ def test_inference_on_a_failed_inference_is_invalid(tmp_path: Path,
     assert res.exit_code == 1
     assert "INVALID i2: its basis failed: i1" in res.output.splitlines()
     assert "INVALID i1: its basis failed: f1" in res.output.splitlines()
+
+
+def test_bad_source_date_epoch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    res = verify(tmp_path, monkeypatch)
+    assert res.exit_code == 1
+    assert res.output == ("SOURCE_DATE_EPOCH='yesterday' is not a whole number of seconds "
+                          "since 1970\n")
