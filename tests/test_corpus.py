@@ -188,5 +188,4 @@ def test_corpus_summary(docs):
         pytest.skip("no corpus cases ran")
     mean = sum(STATS["times"]) / n
     print(f"corpus: cases={n} hits={len(STATS['hits'])} misses={len(STATS['misses'])} "
-          f"mean={mean * 1000:.1f} ms/claim")
-    assert mean < 1.0
+          f"mean={mean * 1000:.1f} ms/claim")  # a figure to read, not a timed assertion
