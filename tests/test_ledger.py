@@ -269,3 +269,17 @@ def test_arbitrary_text_is_a_ledger_error_or_a_ledger(ws: Path, text: str) -> No
         load_ledger([ws / "claims"])
     except LedgerErrors:
         pass
+
+
+def test_single_report_file_hints_at_the_folder(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A basis in another report file: verifying one file alone says to pass the folder."""
+    write(ws, REPORT_HEAD.replace("R\n", "A\n").replace(" [@f1]", "") + FACT, "A.yaml")
+    write(ws, "report: {id: B, title: T}\nclaims:\n"
+          "  - {id: c1, kind: calc, statement: s, basis: [f1], formula: 'f1.rev', "
+          "result: 1234.5}\n", "B.yaml")
+    assert run(ws, "claims", monkeypatch=monkeypatch).exit_code == 0
+    res = run(ws, "claims/B.yaml", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.output == ("claims/B.yaml:3: calc c1: basis 'f1' is not a claim of the ledger (a "
+                          "single report file is read with documents.yaml only; pass the ledger "
+                          "folder to include the other reports)\n")

@@ -307,6 +307,7 @@ def load_ledger(paths: Sequence[Path], allow_outside: bool = False) -> Ledger:
             raise LedgerErrors([LedgerError(
                 "not a ledger folder or a .yaml/.jsonl claim file", str(p))])
         root, files = ledger_files(p)
+        loader.partial = loader.partial or not p.is_dir()
         workspace = workspace_of(root)
         roots.append((root, workspace))
         for f in files:

@@ -37,6 +37,14 @@ class CrossChecks:
     claim_raw: dict[str, tuple[LocDict, str]]
     documents: dict[str, Document]
     reports: list[dict[str, Any]]
+    partial: bool = False  # a single report file was given, not its folder
+
+    def not_in_ledger(self) -> str:
+        """Where an unknown id most often comes from: a report file read without its folder."""
+        if self.partial:
+            return ("is not a claim of the ledger (a single report file is read with "
+                    "documents.yaml only; pass the ledger folder to include the other reports)")
+        return "is not a claim of the ledger"
 
     def cross_check(self) -> None:
         col = self.col
@@ -61,7 +69,7 @@ class CrossChecks:
             else:
                 for i, b in enumerate(claim.basis):
                     if b not in self.claims:
-                        col.add(f"{claim.kind} {cid}: basis {b!r} is not a claim of the ledger",
+                        col.add(f"{claim.kind} {cid}: basis {b!r} {self.not_in_ledger()}",
                                 file, item_line(raw.get("basis"), i, line_of(raw, "basis", line)))
             if isinstance(claim, Calc):
                 self.check_formula(claim, raw, file)
@@ -72,7 +80,8 @@ class CrossChecks:
     def check_formula(self, claim: Calc, raw: LocDict, file: str) -> None:
         line = line_of(raw, "formula", claim.loc.line)
         try:
-            f = calcs.parse(claim.formula, self.claims)
+            # basis ids that are unknown are reported once, as basis problems, not again here
+            f = calcs.parse(claim.formula, set(self.claims) | set(claim.basis))
         except calcs.FormulaError as e:
             self.col.add(f"calc {claim.id}: {e}", file, line)
             return
@@ -125,7 +134,7 @@ class CrossChecks:
                 target = self.claims.get(a)
                 if target is None:
                     self.col.add(f"edge {edge.source} -{edge.relation}-> {edge.target}: anchor "
-                                 f"{a!r} is not a claim of the ledger", file, edge.loc.line)
+                                 f"{a!r} {self.not_in_ledger()}", file, edge.loc.line)
                 elif not isinstance(target, Fact):
                     self.col.add(f"edge {edge.source} -{edge.relation}-> {edge.target}: anchor "
                                  f"{a!r} is a {target.kind}; anchors must be facts", file,
