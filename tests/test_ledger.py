@@ -145,7 +145,8 @@ def test_ledger_error_exact_message(ws: Path, monkeypatch: pytest.MonkeyPatch, n
 
 def test_every_problem_reported_at_once(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(ws, REPORT_HEAD + '  - {id: f1, kind: fact, statement: s, doc: d9, page: 0, quote: q}\n'
-          "  - {id: i1, kind: inference, statement: s, basis: [zz], confidence: 2, note: n}\n")
+          "  - {id: i1, kind: inference, statement: s, basis: [zz], confidence: 2, note: n}\n"
+          "  - {id: i2, kind: inference, statement: s, basis: [zz], confidence: 0.5, note: n}\n")
     res = run(ws, "claims", monkeypatch=monkeypatch)
     assert res.exit_code == 1
     assert len(res.output.strip().splitlines()) >= 3
@@ -283,3 +284,30 @@ def test_single_report_file_hints_at_the_folder(ws: Path, monkeypatch: pytest.Mo
     assert res.output == ("claims/B.yaml:3: calc c1: basis 'f1' is not a claim of the ledger (a "
                           "single report file is read with documents.yaml only; pass the ledger "
                           "folder to include the other reports)\n")
+
+
+def test_a_rejected_claim_is_reported_once_not_again_at_each_reference(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # f1 has page 0, so it is dropped; its citation, basis and anchor must not each add a
+    # second, wrong "is not a claim of the ledger" error
+    write(ws, REPORT_HEAD + FACT.replace("page: 1", "page: 0") +
+          '  - {id: c1, kind: calc, statement: Doubled., basis: [f1], formula: "f1.rev * 2", '
+          'result: 2469.0}\n'
+          'edges:\n  - {from: A, relation: r, to: B, anchors: [f1]}\n')
+    r = run(ws, "claims", monkeypatch=monkeypatch)
+    assert r.exit_code == 1
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1, r.output
+    assert "page must be a page number from 1" in lines[0]
+
+
+def test_malformed_values_are_reported_once_not_again_at_the_formula(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD + FACT.replace("rev: 1234.5", "rev: 1.0e+400") +
+          '  - {id: c1, kind: calc, statement: Doubled., basis: [f1], formula: "f1.rev * 2", '
+          'result: 2469.0}\n')
+    r = run(ws, "claims", monkeypatch=monkeypatch)
+    assert r.exit_code == 1
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1, r.output
+    assert "values must be" in lines[0]

@@ -35,6 +35,8 @@ class _Loader(CrossChecks):
         self.report_by_id: dict[str, dict[str, Any]] = {}
         self.claims: dict[str, Claim] = {}
         self.claim_raw: dict[str, tuple[LocDict, str]] = {}
+        self.rejected: set[str] = set()  # claim ids whose own errors are already reported
+        self.bad_values: set[str] = set()  # facts whose `values` was reported and dropped
         self.sources: list[Path] = []
 
     # ---- ids -----------------------------------------------------------------------
@@ -200,9 +202,12 @@ class _Loader(CrossChecks):
             extra = ()
         cid_raw = c.get("id")
         what = f"claim {cid_raw!r}" if F.as_id(cid_raw) else "claim"
+        had_values = c.get("values") is not None
         if not check_fields(c, table, what, file, line, self.col, extra_ok=extra):
             if F.as_id(cid_raw):
-                self.claim_id(cid_raw, "claim", file, line_of(c, "id", line))
+                rid = self.claim_id(cid_raw, "claim", file, line_of(c, "id", line))
+                if rid:
+                    self.rejected.add(rid)
             return
         cid = self.claim_id(c["id"], "claim", file, line_of(c, "id", line))
         if cid is None:
@@ -211,6 +216,8 @@ class _Loader(CrossChecks):
                       confidence=float(c["confidence"]) if c.get("confidence") is not None
                       else None, note=str(c["note"]).strip() if c.get("note") else None,
                       loc=Loc(file, line))
+        if had_values and "values" not in c:
+            self.bad_values.add(cid)
         claim: Claim
         if kind == "fact":
             values = tuple((str(k), float(v)) for k, v in (c.get("values") or {}).items())

@@ -37,7 +37,13 @@ class CrossChecks:
     claim_raw: dict[str, tuple[LocDict, str]]
     documents: dict[str, Document]
     reports: list[dict[str, Any]]
+    bad_values: set[str]  # facts whose malformed `values` is already reported
+    rejected: set[str]  # claims dropped for a shape error, already reported at their line
     partial: bool = False  # a single report file was given, not its folder
+
+    def unknown(self, cid: str) -> bool:
+        """An id no claim declares; a claim rejected for its own error is not unknown."""
+        return cid not in self.claims and cid not in self.rejected
 
     def not_in_ledger(self) -> str:
         """Where an unknown id most often comes from: a report file read without its folder."""
@@ -68,7 +74,7 @@ class CrossChecks:
                                 file, line_of(raw.get("values"), name, line_of(raw, "values", line)))
             else:
                 for i, b in enumerate(claim.basis):
-                    if b not in self.claims:
+                    if self.unknown(b):
                         col.add(f"{claim.kind} {cid}: basis {b!r} {self.not_in_ledger()}",
                                 file, item_line(raw.get("basis"), i, line_of(raw, "basis", line)))
             if isinstance(claim, Calc):
@@ -90,7 +96,9 @@ class CrossChecks:
             if rid not in claim.basis:
                 self.col.add(f"calc {claim.id}: formula uses {rid}.{name} but {rid} is not in "
                              "its basis; add it to basis", file, line)
-            if isinstance(ref, Fact) and name not in dict(ref.values):
+            if isinstance(ref, Fact) and rid in self.bad_values:
+                pass  # its values were reported as malformed at the fact
+            elif isinstance(ref, Fact) and name not in dict(ref.values):
                 self.col.add(f"calc {claim.id}: {rid} has no value {name!r}; add it to "
                              f"{rid}'s values (known: {', '.join(dict(ref.values)) or 'none'})",
                              file, line)
@@ -132,6 +140,8 @@ class CrossChecks:
         for edge in draft["edges"]:
             for a in edge.anchors:
                 target = self.claims.get(a)
+                if target is None and not self.unknown(a):
+                    continue
                 if target is None:
                     self.col.add(f"edge {edge.source} -{edge.relation}-> {edge.target}: anchor "
                                  f"{a!r} {self.not_in_ledger()}", file, edge.loc.line)
@@ -140,16 +150,16 @@ class CrossChecks:
                                  f"{a!r} is a {target.kind}; anchors must be facts", file,
                                  edge.loc.line)
         for cid in self.cited(draft["summary"]):
-            if cid not in self.claims:
+            if self.unknown(cid):
                 self.col.add(f"summary cites [@{cid}], which is not a claim of the ledger",
                              file, draft["summary_line"])
         for sec, (sline, bline, cline) in zip(draft["sections"], draft["section_lines"]):
             for cid in self.cited(sec.body):
-                if cid not in self.claims:
+                if self.unknown(cid):
                     self.col.add(f"section {sec.title!r} cites [@{cid}], which is not a claim "
                                  "of the ledger", file, bline)
             for cid in sec.claims:
-                if cid not in self.claims:
+                if self.unknown(cid):
                     self.col.add(f"section {sec.title!r} lists {cid!r}, which is not a claim of "
                                  "the ledger", file, cline)
 
