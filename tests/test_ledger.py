@@ -311,3 +311,36 @@ def test_malformed_values_are_reported_once_not_again_at_the_formula(
     lines = r.output.strip().splitlines()
     assert len(lines) == 1, r.output
     assert "values must be" in lines[0]
+
+
+@pytest.mark.parametrize("line,expected", [
+    ('{"report": "R", "id": "j1", "id": "j2"}', "claims/x.jsonl:1: duplicate key 'id'; keep one"),
+    ('{"report": "R", "page": 1' + "0" * 5000 + "}", "claims/x.jsonl:1: invalid JSON ("),
+    ("[" * 100000 + "]" * 100000, "claims/x.jsonl:1: invalid JSON (nested too deep)"),
+], ids=["duplicate-key", "5000-digit-number", "deep-nesting"])
+def test_jsonl_line_that_json_cannot_hold_is_a_ledger_error(
+        ws: Path, monkeypatch: pytest.MonkeyPatch, line: str, expected: str) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    (ws / "claims" / "x.jsonl").write_text(line + "\n", encoding="utf-8")
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.output.startswith(expected), res.output
+    assert "internal error" not in res.output
+
+
+def test_jsonl_byte_order_mark_is_accepted(ws: Path) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    (ws / "claims" / "x.jsonl").write_text(
+        '\ufeff{"type": "edge", "report": "R", "from": "A", "relation": "r", "to": "B", '
+        '"gap": "unnamed"}\n', encoding="utf-8")
+    assert len(load_ledger([ws / "claims"]).reports[0].edges) == 1
+
+
+@pytest.mark.parametrize("value", ["2025-13-45", "1" + "0" * 5000])
+def test_yaml_scalar_python_cannot_construct_is_a_ledger_error(
+        ws: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    write(ws, REPORT_HEAD.replace("title: Test report", f"title: {value}") + FACT)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.output.startswith("claims/R.yaml:3: cannot read the value "), res.output
+    assert "quote it to keep it as text" in res.output

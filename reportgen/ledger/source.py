@@ -64,7 +64,13 @@ def _build(node: yaml.Node, file: str, ctor: _Constructor) -> Any:
         seq = LocList(_build(n, file, ctor) for n in node.value)
         seq.line, seq.item_lines = _line(node), [_line(n) for n in node.value]
         return seq
-    value = ctor.construct_object(node)
+    try:
+        value = ctor.construct_object(node)
+    except (ValueError, OverflowError) as e:  # 2025-13-45, an integer of 5,000 digits
+        shown = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+        why = str(e).split(";")[0]  # Python's own advice after ';' is not for the analyst
+        raise LedgerError(f"cannot read the value {shown!r} ({why}); quote it to keep it as text, "
+                          "or write a valid date or number", file, _line(node)) from None
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
     return value
@@ -108,6 +114,20 @@ def load_yaml(path: Path) -> Any:
         raise LedgerError(f"YAML error: {e.problem}", file, (mark.line + 1) if mark else 1) from None
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """JSON objects, refusing a key given twice (json.loads would keep the last silently)."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def load_jsonl(path: Path) -> list[tuple[int, Any]]:
     """Parse a JSONL file into (line, object) pairs; blank lines are skipped."""
     file = str(path)
@@ -118,14 +138,26 @@ def load_jsonl(path: Path) -> list[tuple[int, Any]]:
     except UnicodeDecodeError as e:
         raise LedgerError(f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8",
                           file, 1) from None
+    except OSError as e:
+        raise LedgerError(f"cannot read the file: {e.strerror}", file) from None
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as e:
             problems.append(LedgerError(
                 f"invalid JSON at column {e.colno}: {e.msg}; each line must be one JSON object",
+                file, n))
+            continue
+        except _DuplicateKey as e:
+            problems.append(LedgerError(f"duplicate key {e.args[0]!r}; keep one", file, n))
+            continue
+        except (ValueError, RecursionError) as e:  # 5,000-digit integers, nesting too deep
+            why = "nested too deep" if isinstance(e, RecursionError) else str(e).split(";")[0]
+            problems.append(LedgerError(
+                f"invalid JSON ({why}); each line must be one JSON object of ordinary size",
                 file, n))
             continue
         if isinstance(obj, dict):
