@@ -344,3 +344,18 @@ def test_yaml_scalar_python_cannot_construct_is_a_ledger_error(
     assert res.exit_code == 1
     assert res.output.startswith("claims/R.yaml:3: cannot read the value "), res.output
     assert "quote it to keep it as text" in res.output
+
+
+@pytest.mark.parametrize("spec,why", [
+    ("../loop.pdf", "a symlink loop"), ('"../a\\0.pdf"', "embedded null byte")])
+def test_document_path_that_cannot_be_followed_is_a_ledger_error(
+        ws: Path, monkeypatch: pytest.MonkeyPatch, spec: str, why: str) -> None:
+    (ws / "loop.pdf").symlink_to(ws / "loop.pdf")
+    (ws / "claims" / "documents.yaml").write_text(
+        f"documents:\n  d1:\n    file: {spec}\n", encoding="utf-8")
+    write(ws, REPORT_HEAD + FACT)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.output.startswith(f"claims/documents.yaml:3: document 'd1': cannot follow "), \
+        res.output
+    assert why in res.output and "internal error" not in res.output

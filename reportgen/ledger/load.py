@@ -108,7 +108,13 @@ class _Loader(CrossChecks):
             fline = line_of(spec, "file", kline)
             target = Path(os.path.expanduser(spec["file"]))
             raw = target if target.is_absolute() else base / target
-            resolved = raw.resolve()
+            try:
+                resolved = raw.resolve()
+            except (OSError, RuntimeError, ValueError) as e:  # a symlink loop, a NUL byte
+                why = "a symlink loop" if isinstance(e, RuntimeError) else str(e)
+                self.col.add(f"document {did!r}: cannot follow {spec['file']!r} ({why}); point "
+                             "`file:` at the PDF itself", file, fline)
+                continue
             if not self.allow_outside and not resolved.is_relative_to(workspace):
                 self.col.add(f"document {did!r} path {spec['file']!r} resolves to {resolved}, "
                              f"outside the ledger's workspace {workspace}; move the PDF inside "
