@@ -212,3 +212,21 @@ def test_refuses_unverified(tmp_path):
     with pytest.raises(BuildError):
         build_site(dataclasses.replace(v, results=bad), tmp_path / "x")
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("name,body,where,what", [
+    ("report.html", b"{% extends 'base.html' %}{% block body %}\n\n{{ report.nope }}"
+     b"{% endblock %}", "report.html:3", "UndefinedError"),
+    ("base.html", b"\xff\xfe{{ x }}", "base.html:1", "not UTF-8 text"),
+    ("assets/site.css", b"\xffbody {}", "assets/site.css:1", "not UTF-8 text"),
+])
+def test_broken_user_template_names_its_own_file_and_line(tmp_path, name, body, where, what):
+    v = sitekit.make_verification(tmp_path, payload=False)
+    tdir = tmp_path / "tpl"
+    (tdir / name).parent.mkdir(parents=True, exist_ok=True)
+    (tdir / name).write_bytes(body)
+    with pytest.raises(BuildError) as ei:
+        build_site(v, tmp_path / "s", tdir, 1)
+    msg = str(ei.value)
+    assert msg.split(": ")[0].endswith(f"tpl/{where}"), msg
+    assert what in msg

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote as urlquote
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateError
+from jinja2 import (ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateError,
+                    TemplateSyntaxError)
 from markupsafe import Markup, escape
 
 from reportgen.errors import BuildError
@@ -54,9 +55,38 @@ def render(env: Environment, name: str, **ctx: Any) -> str:
     try:
         return env.get_template(name).render(**ctx)
     except TemplateError as e:
-        where = getattr(e, "filename", None) or getattr(e, "name", None) or name
+        where = getattr(e, "filename", None)
+        line = getattr(e, "lineno", None)
+        if where is None:  # a runtime error: the innermost template frame knows its place
+            where, line = _template_frame(e) or (getattr(e, "name", None) or name, None)
         raise BuildError(f"template {name}: {type(e).__name__}: {e.message or e}",
-                         file=where, line=getattr(e, "lineno", None)) from None
+                         file=where, line=line) from None
+
+
+def _template_frame(e: BaseException) -> tuple[str, int] | None:
+    """The file and line of the innermost template frame (Jinja rewrites its tracebacks so
+    a template's frames carry its own file name and line)."""
+    found = None
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code.co_filename
+        if not code.endswith(".py") and not code.startswith("<"):
+            found = (code, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+class _Utf8Loader(FileSystemLoader):
+    """A template that is not UTF-8 is a syntax error at its own file, not a crash."""
+
+    def get_source(self, environment: Environment, template: str) -> Any:
+        try:
+            return super().get_source(environment, template)
+        except UnicodeDecodeError as e:
+            path = next((str(Path(p, template)) for p in self.searchpath
+                         if Path(p, template).is_file()), template)
+            raise TemplateSyntaxError(f"not UTF-8 text ({e.reason} at byte {e.start}); save "
+                                      "the template as UTF-8", 1, template, path) from None
 
 
 def make_env(templates: Path | None = None, bytecode_cache: Path | None = None) -> Environment:
@@ -64,8 +94,8 @@ def make_env(templates: Path | None = None, bytecode_cache: Path | None = None) 
     are cached (keyed by Jinja on the source's checksum) when `bytecode_cache` is given."""
     loaders = []
     if templates is not None:
-        loaders.append(FileSystemLoader(str(templates)))
-    loaders.append(FileSystemLoader(str(default_templates())))
+        loaders.append(_Utf8Loader(str(templates)))
+    loaders.append(_Utf8Loader(str(default_templates())))
     bcc = None
     if bytecode_cache is not None:
         from jinja2 import FileSystemBytecodeCache
@@ -80,7 +110,11 @@ def make_env(templates: Path | None = None, bytecode_cache: Path | None = None) 
 
 def asset_text(env: Environment, name: str) -> str:
     """A static asset (CSS/JS) through the same loader, so a user can override it."""
-    src, _, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
+    try:
+        src, _, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
+    except TemplateError as e:
+        raise BuildError(f"asset {name}: {e.message or e}", file=getattr(e, "filename", None)
+                         or name, line=getattr(e, "lineno", None)) from None
     return src
 
 
