@@ -10,7 +10,8 @@ from test_index_support import (ALPHA_PAGES, BETA_PAGES, HashingEmbedder, ledger
                                 make_pdf, make_scan, write_ledger)
 
 from reportgen.index import build, finder, store
-from reportgen.index.errors import IndexMissingError, IndexVersionError, UnknownDocumentError
+from reportgen.index.errors import (IndexInputError, IndexMissingError, IndexVersionError,
+                                   UnknownDocumentError)
 
 
 def test_module_choice_stdlib_for_lexical_sqlean_for_extensions() -> None:
@@ -204,3 +205,20 @@ def test_default_db_for_a_missing_ledger_folder(tmp_path: Path, monkeypatch) -> 
     monkeypatch.chdir(tmp_path)
     assert store.default_db([Path("claims")]) == tmp_path / ".reportgen" / "index.sqlite"
     assert store.default_db([]) == tmp_path / ".reportgen" / "index.sqlite"
+
+
+@pytest.mark.parametrize("kind", ["text", "foreign-sqlite"])
+def test_index_never_replaces_a_file_that_is_not_an_index(tmp_path: Path, kind: str) -> None:
+    claims = ledger_with_two_docs(tmp_path)
+    db = tmp_path / "notes.db"
+    if kind == "text":
+        db.write_text("an analyst's notes\n")
+    else:
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE users(name)")
+        con.commit()
+        con.close()
+    before = db.read_bytes()
+    with pytest.raises(IndexInputError, match="is not an evidence index"):
+        build.index_paths([claims], db=db)
+    assert db.read_bytes() == before

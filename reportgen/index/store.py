@@ -30,7 +30,7 @@ import os
 from pathlib import Path
 from types import ModuleType
 
-from reportgen.index.errors import IndexMissingError, IndexVersionError
+from reportgen.index.errors import IndexInputError, IndexMissingError, IndexVersionError
 
 SCHEMA_VERSION = 1
 FTS_TOKENIZE = "unicode61 remove_diacritics 0 tokenchars '.'"
@@ -133,10 +133,21 @@ def open_for_write(path: Path, extensions: bool = False):
         con = _connect(path, extensions=False)
         try:
             ver = con.execute("PRAGMA user_version").fetchone()[0]
-        except Exception:  # not a database at all: rebuild it
-            ver = -1
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+        except Exception:  # not a database at all
+            ver, tables = -1, None
         finally:
             con.close()
+        # the index is a cache and is rebuilt freely, but only a file that is one: an empty
+        # file, an empty database or one with the index's tables; never someone's other file
+        ours = path.stat().st_size == 0 or (tables is not None and (
+            not tables or bool(tables & {"meta", "chunks", "documents"})))
+        if ver != SCHEMA_VERSION and not ours:
+            what = "another SQLite database" if tables else "not an SQLite file"
+            raise IndexInputError(
+                f"{_show(path)} is not an evidence index ({what}); "
+                "reportgen index replaces only its own index: choose another --db, or delete "
+                "the file yourself")
         if ver != SCHEMA_VERSION:
             rebuilt_from = ver
             for suffix in ("", "-wal", "-shm", "-journal"):
