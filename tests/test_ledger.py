@@ -359,3 +359,20 @@ def test_document_path_that_cannot_be_followed_is_a_ledger_error(
     assert res.output.startswith(f"claims/documents.yaml:3: document 'd1': cannot follow "), \
         res.output
     assert why in res.output and "internal error" not in res.output
+
+
+@pytest.mark.parametrize("rid,other,clash", [
+    ("index", None, "index.html, which the site already writes for the site's index page"),
+    ("R.standalone", "R", "R.standalone.html, which the site already writes for report 'R'"),
+    ("r", "R", "r.html, which the site already writes for report 'R'"),
+])
+def test_report_id_whose_page_overwrites_another_file_is_refused(
+        ws: Path, monkeypatch: pytest.MonkeyPatch, rid: str, other: str | None,
+        clash: str) -> None:
+    if other:
+        write(ws, REPORT_HEAD + FACT)
+    write(ws, REPORT_HEAD.replace("id: R", f"id: {rid}").replace("[@f1]", "")
+          + FACT.replace("f1", "f2"), name="S.yaml")
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert f"claims/S.yaml:2: report id {rid!r} would write {clash}" in res.output, res.output

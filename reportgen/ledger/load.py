@@ -33,6 +33,7 @@ class _Loader(CrossChecks):
         self.documents: dict[str, Document] = {}
         self.reports: list[dict[str, Any]] = []  # mutable report drafts
         self.report_by_id: dict[str, dict[str, Any]] = {}
+        self.page_names: dict[str, str] = {"index.html": "the site's index page"}
         self.claims: dict[str, Claim] = {}
         self.claim_raw: dict[str, tuple[LocDict, str]] = {}
         self.rejected: set[str] = set()  # claim ids whose own errors are already reported
@@ -51,6 +52,18 @@ class _Loader(CrossChecks):
             return None
         self.ids[cid] = (what, file, line)
         return cid
+
+    def check_page_names(self, rid: str, file: str, line: int) -> None:
+        """A report writes <id>.html and <id>.standalone.html; neither may be a file the site
+        already writes, compared without case (macOS and Windows folders ignore it)."""
+        for name in (f"{rid}.html", f"{rid}.standalone.html"):
+            other = self.page_names.get(name.casefold())
+            if other is not None:
+                self.col.add(f"report id {rid!r} would write {name}, which the site already "
+                             f"writes for {other}; choose another report id", file, line)
+                return
+        for name in (f"{rid}.html", f"{rid}.standalone.html"):
+            self.page_names[name.casefold()] = f"report {rid!r} ({_where(file, line)})"
 
     # ---- files ---------------------------------------------------------------------
     def load_file(self, path: Path, workspace: Path) -> None:
@@ -141,6 +154,7 @@ class _Loader(CrossChecks):
         rid = self.claim_id(rep["id"], "report", file, line_of(rep, "id", rline))
         if rid is None:
             return
+        self.check_page_names(rid, file, line_of(rep, "id", rline))
         draft: dict[str, Any] = {
             "id": rid, "title": str(rep["title"]), "summary": str(rep.get("summary") or ""),
             "summary_line": line_of(rep, "summary", rline), "loc": Loc(file, rline),
