@@ -49,12 +49,13 @@ def make_ledger(ws: Path, broken: bool = False) -> Path:
         for p in (5, 1, 3, 1):
             k += 1
             lines.append(f"  - {{id: f{k}, kind: fact, statement: s, doc: d{i}, page: {p}, "
-                         f"quote: \"Revenue of d{i} was {p * 1111}.50 yuan.\"}}")
+                         f"quote: \"Revenue of d{i} was {p * 1111}.50 yuan.\""
+                         + (f", values: {{rev: {p * 1111}.5}}" if k == 1 else "") + "}")
     lines.append("  - {id: m1, kind: fact, statement: s, doc: d2, page: 2, "
                  "quote: \"Revenue of d2 was 4444.50 yuan.\"}")
     lines.append("  - {id: m2, kind: fact, statement: s, doc: d0, page: 3, "
                  "quote: \"Revenue of d0 was 3334.50 yuan.\"}")
-    lines.append("  - {id: c1, kind: calc, statement: s, basis: [f1], formula: \"1 + 1\", "
+    lines.append("  - {id: c1, kind: calc, statement: s, basis: [f1], formula: \"f1.rev - 5553.5\", "
                  "result: 2}")
     lines.append("  - {id: i1, kind: inference, statement: s, basis: [m1], confidence: 0.5, note: n}")
     if broken:

@@ -376,3 +376,15 @@ def test_report_id_whose_page_overwrites_another_file_is_refused(
     res = run(ws, "claims", monkeypatch=monkeypatch)
     assert res.exit_code == 1
     assert f"claims/S.yaml:2: report id {rid!r} would write {clash}" in res.output, res.output
+
+
+def test_calc_whose_formula_uses_no_claim_value_is_refused(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a constant formula would "verify" any stated result without any anchored number
+    write(ws, REPORT_HEAD + FACT +
+          '  - {id: c1, kind: calc, statement: Doubled., basis: [f1], formula: "2469", '
+          'result: 2469}\n')
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert ("claims/R.yaml:7: calc c1: formula '2469' uses no claim value, so nothing anchors "
+            "its numbers; compute from its basis, e.g. f1.rev") in res.output, res.output

@@ -91,6 +91,13 @@ class CrossChecks:
         except calcs.FormulaError as e:
             self.col.add(f"calc {claim.id}: {e}", file, line)
             return
+        if not f.refs:
+            first = self.claims.get(claim.basis[0]) if claim.basis else None
+            example = (f"{first.id}.{first.values[0][0]}" if isinstance(first, Fact)
+                       and first.values else "s2-4.amount")
+            self.col.add(f"calc {claim.id}: formula {claim.formula!r} uses no claim value, so "
+                         f"nothing anchors its numbers; compute from its basis, e.g. {example}",
+                         file, line)
         for rid, name in f.refs:
             ref = self.claims.get(rid)
             if rid not in claim.basis:
