@@ -388,3 +388,17 @@ def test_calc_whose_formula_uses_no_claim_value_is_refused(
     assert res.exit_code == 1
     assert ("claims/R.yaml:7: calc c1: formula '2469' uses no claim value, so nothing anchors "
             "its numbers; compute from its basis, e.g. f1.rev") in res.output, res.output
+
+
+@pytest.mark.parametrize("sections", [
+    "sections:\n  - {title: A, body: x, claims: [f1, f1]}\n",
+    "sections:\n  - {title: A, body: x, claims: [f1]}\n  - {title: B, body: y, claims: [f1]}\n",
+])
+def test_claim_listed_twice_in_sections_is_refused(
+        ws: Path, monkeypatch: pytest.MonkeyPatch, sections: str) -> None:
+    # the page would show the row twice under one HTML id
+    write(ws, REPORT_HEAD.replace("claims:\n", sections + "claims:\n") + FACT)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert "lists 'f1' again (already listed in section 'A'); list each claim once" \
+        in res.output, res.output

@@ -160,12 +160,18 @@ class CrossChecks:
             if self.unknown(cid):
                 self.col.add(f"summary cites [@{cid}], which is not a claim of the ledger",
                              file, draft["summary_line"])
+        listed: dict[str, str] = {}  # claim id -> title of the section that lists it
         for sec, (sline, bline, cline) in zip(draft["sections"], draft["section_lines"]):
             for cid in self.cited(sec.body):
                 if self.unknown(cid):
                     self.col.add(f"section {sec.title!r} cites [@{cid}], which is not a claim "
                                  "of the ledger", file, bline)
             for cid in sec.claims:
+                if cid in listed:  # its row would appear twice, with one HTML id
+                    self.col.add(f"section {sec.title!r} lists {cid!r} again (already listed "
+                                 f"in section {listed[cid]!r}); list each claim once", file,
+                                 cline)
+                listed.setdefault(cid, sec.title)
                 if self.unknown(cid):
                     self.col.add(f"section {sec.title!r} lists {cid!r}, which is not a claim of "
                                  "the ledger", file, cline)
