@@ -163,7 +163,10 @@ def write_standalone(out: Path, pages: dict[str, str]) -> list[str]:
 def _warm_helper(templates: str | None, bytecode: str | None) -> None:
     from reportgen.render.site import warm_up
 
-    warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
+    try:
+        warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
+    except Exception:  # only a head start: the same problem is reported by the build itself
+        pass
 
 
 def start_helper(out: Path, templates: Path | None = None):
@@ -204,7 +207,10 @@ class EarlyCrops:
         jobs = [j for cid, r in results.items() if r.anchor is not None
                 for j in crop_jobs(cid, path, r.sha256 or "", r.anchor)]
         if jobs:
-            n = render_open(docs.pdf(doc_id), jobs, self.cache_dir)
+            try:
+                n = render_open(docs.pdf(doc_id), jobs, self.cache_dir)
+            except OSError:  # an unwritable cache: the build renders them and reports it
+                return
             with self._count.get_lock():
                 self._count.value += n
 
@@ -298,9 +304,21 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
     of the same output from running at once; it fails at once with BuildError.
     `on_swapped(out)` runs after the swap, still under the lock (the no-op fingerprint is
     recorded there, so it can never describe another build's output)."""
+    out = Path(os.path.abspath(out))
+    try:
+        return _publish(v, out, templates, jobs, cache_dir, helper, on_swapped, prerendered)
+    except OSError as e:  # an unwritable or vanished folder: the previous site is untouched
+        where = e.filename or out
+        raise BuildError(f"cannot write {where} ({e.strerror or e}); the site was not "
+                         "written: choose an --out in a folder you can write to",
+                         file=out) from None
+
+
+def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
+             cache_dir: Path | None, helper, on_swapped: Callable[[Path], None] | None,
+             prerendered: int) -> BuildStats:
     import fcntl
 
-    out = Path(os.path.abspath(out))
     if out.exists() and not out.is_dir():
         raise BuildError(f"--out {out} is a file, not a folder", file=out)
     if out.is_dir() and any(out.iterdir()) and not _is_site(out):

@@ -47,7 +47,7 @@ def test_failed_build_leaves_previous_site_byte_identical(tmp_path, monkeypatch)
         raise OSError("disk full")
 
     monkeypatch.setattr(buildmod, "build_site", half_then_fail)
-    with pytest.raises(OSError):
+    with pytest.raises(BuildError, match="disk full"):  # typed, so the CLI prints one line
         publish(v, out)
     assert sitekit.snapshot(out) == before
     assert list((tmp_path / ".reportgen" / "tmp").iterdir()) == []
@@ -203,3 +203,16 @@ def test_sample_build_prints_exactly_the_four_lines(tmp_path, monkeypatch):
     assert r.exit_code == 0
     assert r.output == ("S1: facts=8 hits=8 misses=0\nS2: facts=10 hits=10 misses=0\n"
                         "S3: facts=11 hits=11 misses=0\nTOTAL: facts=29 hits=29 misses=0\n")
+
+
+@needs_pipeline
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_unwritable_out_is_a_clear_error_not_a_traceback(tmp_path, jobs):
+    claims = sitekit.make_ledger(tmp_path)
+    (tmp_path / "afile").write_text("not a folder")
+    out = tmp_path / "afile" / "site"  # nothing can be created under a file, even by root
+    r = run("build", str(claims), "--out", str(out), "-j", jobs)
+    assert r.exit_code == 1
+    assert "the site was not written: choose an --out in a folder you can write to" \
+        in r.stderr, r.stderr
+    assert "Traceback" not in r.output and "internal error" not in r.output
