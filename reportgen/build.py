@@ -304,7 +304,7 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
     of the same output from running at once; it fails at once with BuildError.
     `on_swapped(out)` runs after the swap, still under the lock (the no-op fingerprint is
     recorded there, so it can never describe another build's output)."""
-    out = Path(os.path.abspath(out))
+    out = Path(os.path.realpath(out) if os.path.islink(out) else os.path.abspath(out))
     try:
         return _publish(v, out, templates, jobs, cache_dir, helper, on_swapped, prerendered)
     except OSError as e:  # an unwritable or vanished folder: the previous site is untouched

@@ -9,6 +9,12 @@ from pathlib import Path
 import click
 
 
+def site_folder(out: str) -> str:
+    """--out as the folder to replace: a symlink (to a web server's folder, say) is
+    followed, so the site lands where it points and the link itself stays."""
+    return os.path.realpath(out) if os.path.islink(out) else out
+
+
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False),
@@ -33,6 +39,7 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     from reportgen.errors import ReportgenError
 
     tpl = Path(templates) if templates else None
+    out = site_folder(out)
     lpaths = ledger_paths(paths)
     try:
         same = fingerprint.unchanged(Path(out), lpaths, tpl, allow_outside)

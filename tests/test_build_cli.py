@@ -216,3 +216,13 @@ def test_unwritable_out_is_a_clear_error_not_a_traceback(tmp_path, jobs):
     assert "the site was not written: choose an --out in a folder you can write to" \
         in r.stderr, r.stderr
     assert "Traceback" not in r.output and "internal error" not in r.output
+
+
+def test_out_that_is_a_symlink_keeps_the_link_and_fills_its_target(tmp_path):
+    v = sitekit.make_verification(tmp_path)
+    (tmp_path / "www").mkdir()
+    link = tmp_path / "site"
+    link.symlink_to(tmp_path / "www")
+    publish(v, link)
+    publish(v, link)  # the second build replaces the target again, never the link
+    assert link.is_symlink() and (tmp_path / "www" / "index.html").is_file()
