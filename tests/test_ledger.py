@@ -402,3 +402,17 @@ def test_claim_listed_twice_in_sections_is_refused(
     assert res.exit_code == 1
     assert "lists 'f1' again (already listed in section 'A'); list each claim once" \
         in res.output, res.output
+
+
+@pytest.mark.parametrize("name,target,why", [
+    ("x.yaml", "nowhere.yaml", "No such file or directory"),
+    ("y.jsonl", "nowhere.jsonl", "No such file or directory"),
+    ("z.yaml", "z.yaml", "Too many levels of symbolic links"),
+])
+def test_broken_claim_file_symlink_is_reported_not_skipped(
+        ws: Path, monkeypatch: pytest.MonkeyPatch, name: str, target: str, why: str) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    (ws / "claims" / name).symlink_to(target)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert f"claims/{name}: cannot read the file: {why}" in res.output, res.output

@@ -307,7 +307,8 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     """The ledger folder and its claim files in sorted path order (a report file brings its
     folder's documents.yaml)."""
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file()
+        # a broken symlink is kept, so it is reported rather than silently skipped
+        files = sorted(p for p in path.iterdir() if (p.is_file() or p.is_symlink())
                        and p.suffix in (".yaml", ".yml", ".jsonl"))
         return path, files
     files = [path]
@@ -338,9 +339,10 @@ def load_ledger(paths: Sequence[Path], allow_outside: bool = False) -> Ledger:
         workspace = workspace_of(root)
         roots.append((root, workspace))
         for f in files:
-            if f.resolve() in seen:
+            real = Path(os.path.realpath(f))  # never raises, not even on a symlink loop
+            if real in seen:
                 continue
-            seen.add(f.resolve())
+            seen.add(real)
             loader.load_file(f, workspace)
     loader.resolve_jsonl()
     if not loader.reports and not loader.col.problems:
