@@ -416,3 +416,15 @@ def test_broken_claim_file_symlink_is_reported_not_skipped(
     res = run(ws, "claims", monkeypatch=monkeypatch)
     assert res.exit_code == 1
     assert f"claims/{name}: cannot read the file: {why}" in res.output, res.output
+
+
+def test_jsonl_file_given_alone_hints_at_the_folder(ws: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    (ws / "claims" / "x.jsonl").write_text(
+        '{"type": "edge", "report": "R", "from": "A", "relation": "r", "to": "B", '
+        '"gap": "unnamed"}\n', encoding="utf-8")
+    res = run(ws, "claims/x.jsonl", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert ("claims/x.jsonl:1: 'report' must name a report of the ledger (known: none); got 'R'; "
+            "pass the ledger folder so its report files are read too") in res.output, res.output

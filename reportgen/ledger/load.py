@@ -194,8 +194,10 @@ class _Loader(CrossChecks):
                 rid = F.as_id(obj.get("report"))
                 if rid is None or rid not in self.report_by_id:
                     known = ", ".join(self.report_by_id) or "none"
+                    hint = ("; pass the ledger folder so its report files are read too"
+                            if self.partial and rid is not None else "")
                     self.col.add(f"'report' must name a report of the ledger (known: {known}); "
-                                 f"got {show(obj.get('report'))}", file, n)
+                                 f"got {show(obj.get('report'))}{hint}", file, n)
                     continue
                 draft = self.report_by_id[rid]
                 rec = LocDict((k, v) for k, v in obj.items() if k not in ("report", "type"))
