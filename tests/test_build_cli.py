@@ -89,7 +89,7 @@ def test_build_prints_verify_lines_and_writes(tmp_path):
     r = run("build", str(claims), "--out", str(out), "-v")
     assert r.exit_code == 0, r.output
     assert r.stdout == "S1: facts=3 hits=3 misses=0\nTOTAL: facts=3 hits=3 misses=0\n"
-    assert (out / "S1.html").is_file() and (out / "anchors" / "f3-p4.png").is_file()
+    assert (out / "S1.html").is_file() and (out / "anchors" / "f3~p4.png").is_file()
     assert "4 rendered" in r.stderr
     (out / "S1.html").unlink()  # a changed output: a full build, crops from the cache
     r2 = run("build", str(claims), "--out", str(out), "--jobs", "2", "-v")
@@ -101,7 +101,7 @@ def test_jobs_build_counts_crops_made_while_checking(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     r = run("build", str(claims), "--out", str(tmp_path / "site"), "--jobs", "2", "-v")
     assert r.exit_code == 0 and "4 crops (4 rendered, 0 cached)" in r.stderr
-    assert (tmp_path / "site" / "anchors" / "f3-p4.png").is_file()
+    assert (tmp_path / "site" / "anchors" / "f3~p4.png").is_file()
 
 
 @needs_pipeline

@@ -64,7 +64,7 @@ def test_bundle_of_a_site_holds_pdfs_html_crops_evidence(tmp_path):
         zf.extractall(tmp_path / "unpacked")
     rel = {n[len(PREFIX):] for n in names}
     assert {"index.html", "S1.html", "S1.standalone.html", "evidence.jsonl", "pdfs/report.pdf",
-            "anchors/f1.png", "anchors/f3-p4.png", "assets/site.css", "assets/site.js"} <= rel
+            "anchors/f1.png", "anchors/f3~p4.png", "assets/site.css", "assets/site.js"} <= rel
     assert names == sorted(names) and all(n.startswith(PREFIX) for n in names)
     root = tmp_path / "unpacked" / PREFIX.rstrip("/")
     assert (root / "evidence.jsonl").read_bytes() == (out / "evidence.jsonl").read_bytes()

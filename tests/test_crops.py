@@ -92,7 +92,7 @@ def test_two_page_quote_gets_one_crop_per_page(tmp_path):
     rb = sitekit.line_rect(pdf, 4, sitekit.LINES_P4[0])
     a = Anchor(3, 4, ra, "exact", ((3, ra), (4, rb)))
     jobs = crops.crop_jobs("x-1", pdf, "abc", a)
-    assert [(j.name, j.page) for j in jobs] == [("x-1.png", 3), ("x-1-p4.png", 4)]
+    assert [(j.name, j.page) for j in jobs] == [("x-1.png", 3), ("x-1~p4.png", 4)]
     assert jobs[0].box == ra and jobs[1].box == rb
 
 

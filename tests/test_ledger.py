@@ -125,6 +125,9 @@ CASES = [
      "claims/R.yaml:8: edge A -buys_from-> B: anchor 'f7' is not a claim of the ledger"),
     ("summary-cite", "report:\n  id: R\n  title: T\n  summary: See [@f1; @f8].\nclaims:\n" + FACT,
      "claims/R.yaml:4: summary cites [@f8], which is not a claim of the ledger"),
+    ("claim-ids-differ-in-case", REPORT_HEAD + FACT + FACT.replace("id: f1", "id: F1"),
+     "claims/R.yaml:7: claim id 'F1' differs only in case from 'f1' at claims/R.yaml:6; their "
+     "crops anchors/<id>.png would be one file on macOS and Windows: choose another id"),
     ("top-level-typo", REPORT_HEAD + FACT + "edgse: []\n",
      "claims/R.yaml:7: unknown top-level key 'edgse'; known keys: report, documents, sections, "
      "claims, edges, entities"),

@@ -32,7 +32,7 @@ def html(site, name="S1.html") -> str:
 def test_files(site):
     out, stats, _ = site
     for f in ("index.html", "S1.html", "S1.standalone.html", "anchors/f1.png", "anchors/f2.png",
-              "anchors/f3.png", "anchors/f3-p4.png", "pdfs/report.pdf", "evidence.jsonl",
+              "anchors/f3.png", "anchors/f3~p4.png", "pdfs/report.pdf", "evidence.jsonl",
               "reportgen-bundle.zip", "assets/site.css", "assets/site.js"):
         assert (out / f).is_file(), f
     assert stats.crops == 4 and stats.crops_rendered == 4 and stats.reports == 1
@@ -75,7 +75,7 @@ def test_fact_dialog_contents(site):
     assert "2025-01-01T00:00:00Z" in d and ">exact<" in d
     assert 'href="pdfs/report.pdf#page=1"' in d
     d3 = h.split('id="ev-f3"', 1)[1].split("</dialog>", 1)[0]
-    assert 'src="anchors/f3.png"' in d3 and 'src="anchors/f3-p4.png"' in d3
+    assert 'src="anchors/f3.png"' in d3 and 'src="anchors/f3~p4.png"' in d3
     assert "page 3 to 4" in d3
 
 
@@ -158,7 +158,7 @@ def test_evidence_jsonl(site):
         assert k in f1, k
     assert f1["crop"] == "anchors/f1.png" and f1["sha256"] == v.sha256["d1"]
     f3 = next(r for r in recs if r["id"] == "f3")
-    assert f3["pageEnd"] == 4 and f3["crops"] == ["anchors/f3.png", "anchors/f3-p4.png"]
+    assert f3["pageEnd"] == 4 and f3["crops"] == ["anchors/f3.png", "anchors/f3~p4.png"]
     c1 = next(r for r in recs if r["id"] == "c1")
     assert (c1["formula"], c1["result"], c1["computed"], c1["tolerance"]) == \
         ("f1.share * 2", 29.18, 29.18, 0.005)

@@ -39,6 +39,7 @@ class _Loader(CrossChecks):
         self.rejected: set[str] = set()  # claim ids whose own errors are already reported
         self.bad_values: set[str] = set()  # facts whose `values` was reported and dropped
         self.sources: list[Path] = []
+        self.claim_folds: dict[str, str] = {}  # casefolded claim id -> the id as written
 
     # ---- ids -----------------------------------------------------------------------
     def claim_id(self, raw: Any, what: str, file: str, line: int) -> str | None:
@@ -50,6 +51,14 @@ class _Loader(CrossChecks):
             self.col.add(f"duplicate id {cid!r}: already used by a {w} at {_where(f, ln)}; "
                          "ids are unique across the ledger", file, line)
             return None
+        if what == "claim":  # a claim names its crop file, anchors/<id>.png
+            twin = self.claim_folds.get(cid.casefold())
+            if twin is not None:
+                self.col.add(f"claim id {cid!r} differs only in case from {twin!r} at "
+                             f"{_where(*self.ids[twin][1:])}; their crops anchors/<id>.png would "
+                             "be one file on macOS and Windows: choose another id", file, line)
+                return None
+            self.claim_folds[cid.casefold()] = cid
         self.ids[cid] = (what, file, line)
         return cid
 

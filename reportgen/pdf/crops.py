@@ -60,9 +60,10 @@ def _fmt_box(b: Sequence[float]) -> str:
 
 
 def crop_names(fact_id: str, anchor: Anchor) -> dict[int, str]:
-    """anchors/<id>.png for the first page, anchors/<id>-p<N>.png for each continuation."""
+    """anchors/<id>.png for the first page, anchors/<id>~p<N>.png for each continuation
+    (`~` is outside the id alphabet, so no claim id can collide with it)."""
     pages = sorted(_page_rects(anchor))
-    return {p: (f"{fact_id}.png" if i == 0 else f"{fact_id}-p{p}.png") for i, p in enumerate(pages)}
+    return {p: (f"{fact_id}.png" if i == 0 else f"{fact_id}~p{p}.png") for i, p in enumerate(pages)}
 
 
 def _page_rects(anchor: Anchor) -> dict[int, list[BBox]]:
