@@ -84,16 +84,21 @@ def _key_text(key: Any) -> str:
     return str(key)
 
 
+def read_text(path: Path) -> str:
+    """A claim file as text; undecodable bytes or an unreadable file become a LedgerError."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise LedgerError(f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8",
+                          str(path), 1) from None
+    except OSError as e:
+        raise LedgerError(f"cannot read the file: {e.strerror}", str(path)) from None
+
+
 def load_yaml(path: Path) -> Any:
     """Parse one YAML file; a syntax error becomes a LedgerError at its line."""
     file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise LedgerError(f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8",
-                          file, 1) from None
-    except OSError as e:
-        raise LedgerError(f"cannot read the file: {e.strerror}", file) from None
+    text = read_text(path)
     try:
         docs = list(yaml.compose_all(text, Loader=_LOADER))
     except yaml.MarkedYAMLError as e:
@@ -133,14 +138,7 @@ def load_jsonl(path: Path) -> list[tuple[int, Any]]:
     file = str(path)
     out: list[tuple[int, Any]] = []
     problems: list[LedgerError] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise LedgerError(f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8",
-                          file, 1) from None
-    except OSError as e:
-        raise LedgerError(f"cannot read the file: {e.strerror}", file) from None
-    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+    text = read_text(path).removeprefix("\ufeff")  # a byte-order mark some editors write
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
