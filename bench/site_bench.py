@@ -106,7 +106,7 @@ def fact_tasks(ledger: Path) -> list[dict]:
     """(pdf, page, quote) of every fact, from the verified ledger, for the floor and pdfplumber."""
     sys.path.insert(0, str(REPO))
     from reportgen.model import Fact
-    from reportgen.pipeline import verify
+    from reportgen.verify.run import verify
 
     v = verify([ledger])
     assert v.ok, "the benchmark ledger must verify"
@@ -201,7 +201,7 @@ def ensure_ledger(args, work: Path) -> tuple[Path, str]:
     sys.path.insert(0, str(REPO))
     ledger = Path(args.ledger).resolve()
     try:
-        from reportgen.pipeline import verify
+        from reportgen.verify.run import verify
 
         if any(ledger.glob("*.y*ml")) and verify([ledger]).ok:
             return ledger, f"{ledger} (the sample)"

@@ -35,12 +35,12 @@ def browser():
 @pytest.fixture(scope="module")
 def sample_site(tmp_path_factory):
     """The repository's sample ledger built into a temporary folder."""
-    from reportgen.build import publish
+    from reportgen.site.write import publish
     from reportgen.errors import ReportgenError
 
     if not sitekit.pipeline_ready() or not any((REPO / "claims").glob("*.y*ml")):
         pytest.skip("the sample ledger claims/ is not there yet")
-    from reportgen.pipeline import verify
+    from reportgen.verify.run import verify
 
     try:
         v = verify([REPO / "claims"])
@@ -55,7 +55,7 @@ def sample_site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def fixture_site(tmp_path_factory):
-    from reportgen.build import publish
+    from reportgen.site.write import publish
 
     tmp = tmp_path_factory.mktemp("fixture")
     out = tmp / "site"

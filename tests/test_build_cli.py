@@ -12,13 +12,13 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
 
-import reportgen.build as buildmod  # noqa: E402
-from reportgen.build import publish  # noqa: E402
+import reportgen.site.write as buildmod  # noqa: E402
+from reportgen.site.write import publish  # noqa: E402
 from reportgen.cli import main  # noqa: E402
 from reportgen.errors import BuildError  # noqa: E402
 
 needs_pipeline = pytest.mark.skipif(not sitekit.pipeline_ready(),
-                                    reason="reportgen.pipeline.verify is not written yet")
+                                    reason="reportgen.verify.run.verify is not written yet")
 
 
 # ---- publish(): the library ---------------------------------------------------------

@@ -11,8 +11,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
 
-from reportgen.build import build_site  # noqa: E402
-from reportgen.bundle import PREFIX, check_entry_name, write_bundle, zip_timestamp  # noqa: E402
+from reportgen.site.write import build_site  # noqa: E402
+from reportgen.site.bundle import PREFIX, check_entry_name, write_bundle, zip_timestamp  # noqa: E402
 from reportgen.errors import BuildError  # noqa: E402
 
 

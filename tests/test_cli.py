@@ -31,7 +31,7 @@ def test_unknown_command_is_usage_error() -> None:
 
 def test_internal_errors_are_one_line(monkeypatch) -> None:
     """The console entry point turns a bug into one line, never a traceback."""
-    import reportgen.pipeline as pipeline
+    import reportgen.verify.run as pipeline
 
     def boom(*a, **k):
         raise RuntimeError("kaput")

@@ -10,7 +10,7 @@ import pytest
 
 from reportgen.model import Document, Fact, Loc
 from reportgen.pdf.documents import DocumentSet
-from reportgen.pdf.verify import verify_fact
+from reportgen.verify.fact import verify_fact
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

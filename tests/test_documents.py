@@ -12,7 +12,7 @@ import pdf_fixtures as F
 from reportgen.errors import DocumentError, LedgerError
 from reportgen.model import Document, Fact, Loc
 from reportgen.pdf.documents import DocumentSet
-from reportgen.pdf.verify import verify_fact
+from reportgen.verify.fact import verify_fact
 
 LOC = Loc("claims/s1.yaml", 7)
 

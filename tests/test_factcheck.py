@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 from reportgen.cli import main
 from reportgen.errors import DocumentError, LedgerError, LedgerErrors
-from reportgen.factcheck import deal, facts_by_doc
+from reportgen.verify.facts import deal, facts_by_doc
 from reportgen.ledger import load_ledger
 from reportgen.model import Document, Loc
 from reportgen.pdf.documents import DocumentSet
-from reportgen.pipeline import verdict_records, verify_ledger
+from reportgen.verify.run import verdict_records, verify_ledger
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -151,7 +151,7 @@ def test_page_cache_is_bounded_lru(tmp_path):
 
 @pytest.mark.parametrize("jobs", [1, 3])
 def test_early_crops_in_every_worker(tmp_path, jobs):
-    from reportgen.build import EarlyCrops
+    from reportgen.site.write import EarlyCrops
     from reportgen.model import FactResult
     from reportgen.pdf.crops import crop_jobs
 

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
 
 import reportgen.render.paths as paths  # noqa: E402
-from reportgen import fingerprint  # noqa: E402
+from reportgen.site import fingerprint  # noqa: E402
 from reportgen.cli import main  # noqa: E402
 
 TOTAL = "S1: facts=3 hits=3 misses=0\nTOTAL: facts=3 hits=3 misses=0\n"
@@ -171,7 +171,7 @@ def test_a_miss_exits_1_and_is_never_recorded(tmp_path, monkeypatch):
 
 
 def test_a_failed_publish_records_nothing(built, monkeypatch):
-    import reportgen.build as buildmod
+    import reportgen.site.write as buildmod
 
     claims, out = built
     later(claims / "s1.yaml")

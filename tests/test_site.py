@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
 
-from reportgen.build import build_site  # noqa: E402
+from reportgen.site.write import build_site  # noqa: E402
 from reportgen.errors import BuildError  # noqa: E402
 
 

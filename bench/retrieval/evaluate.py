@@ -105,7 +105,7 @@ def main() -> None:
         sys.exit("labels do not hold:\n" + "\n".join(problems))
     embedder = None
     if a.embedder:
-        from reportgen.cli_index import _load_embedder
+        from reportgen.cli.index import _load_embedder
 
         embedder = _load_embedder(a.embedder)
     with tempfile.TemporaryDirectory() as tmp:

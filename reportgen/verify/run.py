@@ -14,7 +14,7 @@ from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, Infe
                              Ledger, Result, Verification)
 
 if TYPE_CHECKING:
-    from reportgen.factcheck import AfterDoc
+    from reportgen.verify.facts import AfterDoc
 
 
 def verified_at() -> str:
@@ -46,8 +46,8 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
     """Check facts against their PDFs (in `jobs` processes), then calcs and inferences.
 
     `after_doc` runs after each document's facts, in the process that checked them (see
-    reportgen.factcheck.AfterDoc)."""
-    from reportgen.factcheck import check_facts
+    reportgen.verify.facts.AfterDoc)."""
+    from reportgen.verify.facts import check_facts
 
     facts = check_facts(ledger, jobs, after_doc)
     results: dict[str, Result] = dict(facts.results)

@@ -34,7 +34,7 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     Nothing is written when a fact misses, a calc mismatches or the ledger is invalid:
     the previous site stays as it was. When nothing changed since the last successful
     build (inputs and output alike), the verdict lines are repeated and nothing is done."""
-    from reportgen import fingerprint
+    from reportgen.site import fingerprint
     from reportgen.cli import fail, ledger_paths, verdict_lines
     from reportgen.errors import ReportgenError
 
@@ -52,13 +52,13 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
             click.echo(f"{out} is up to date: nothing changed since the last build", err=True)
         return
     assert before is not None
-    from reportgen.build import publish, start_helper
+    from reportgen.site.write import publish, start_helper
 
     # compiles the templates in another process while this one verifies
     helper = start_helper(Path(out), tpl)
     try:
-        from reportgen.build import EarlyCrops, default_cache_dir
-        from reportgen.pipeline import verify
+        from reportgen.site.write import EarlyCrops, default_cache_dir
+        from reportgen.verify.run import verify
 
         # With several processes, each renders the crops of the documents it checks (with
         # one, the crops are rendered while the helper writes the HTML instead).

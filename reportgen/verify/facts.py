@@ -89,7 +89,7 @@ def check_docs(ledger: Ledger, doc_ids: Sequence[str],
 def _check_doc(ledger: Ledger, doc_id: str, facts: Sequence[Fact], docs: DocumentSet,
                out: FactVerdicts) -> dict[str, FactResult]:
     """One document's verdicts (facts sorted by page); its problems go into `out`."""
-    from reportgen.pdf.verify import verify_fact
+    from reportgen.verify.fact import verify_fact
 
     results: dict[str, FactResult] = {}
     d = ledger.documents.get(doc_id)

@@ -66,8 +66,8 @@ def main() -> None:
 def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool, jobs: int) -> None:
     """Check every fact's quote, calc and inference without writing a site."""
     from reportgen.errors import ReportgenError
-    from reportgen.pipeline import verify as run_verify
-    from reportgen.pipeline import verdict_records
+    from reportgen.verify.run import verify as run_verify
+    from reportgen.verify.run import verdict_records
 
     try:
         v = run_verify(ledger_paths(paths), allow_outside=allow_outside, jobs=jobs)
@@ -93,8 +93,8 @@ def _register() -> None:
     """Commands that live in their own modules; those modules import only click at load."""
     import importlib
 
-    for mod, names in (("reportgen.cli_build", ("build",)),
-                       ("reportgen.cli_index", ("index", "find"))):
+    for mod, names in (("reportgen.cli.build", ("build",)),
+                       ("reportgen.cli.index", ("index", "find"))):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as e:

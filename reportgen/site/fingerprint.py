@@ -30,7 +30,7 @@ LIBRARIES = ("pymupdf", "jinja2", "markupsafe", "markdown_it", "yaml", "click")
 
 def record_path(out: Path) -> Path:
     """`.reportgen/<out name>.fingerprint.json` beside the output, with its lock."""
-    from reportgen.build import state_dir
+    from reportgen.site.write import state_dir
 
     return state_dir(out) / f"{Path(os.path.abspath(out)).name}.fingerprint.json"
 
@@ -74,7 +74,7 @@ def environment() -> dict[str, Any]:
     """Versions of reportgen, its code and Python, and the libraries' installed files."""
     import importlib.util
 
-    pkg = Path(__file__).resolve().parent
+    pkg = Path(__file__).resolve().parent.parent  # the whole reportgen package
     libs = {}
     for name in LIBRARIES:
         spec = importlib.util.find_spec(name)

@@ -108,7 +108,7 @@ _RENDERERS: dict[str, object] = {}  # out -> Renderer, between write_pages and r
 
 def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dict[str, str],
               crops: dict[str, list[tuple[int, str]]], bytecode: Path | None):
-    from reportgen.render.site import Renderer, SiteData
+    from reportgen.render.pages import Renderer, SiteData
 
     key = str(out)
     r = _RENDERERS.get(key)
@@ -121,7 +121,7 @@ def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dic
 def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: dict[str, str],
                 crops: dict[str, list[tuple[int, str]]], bytecode: Path | None) -> list[str]:
     """Assets, evidence.jsonl, index.html and one page per report (no crop needed)."""
-    from reportgen.render.site import asset_text
+    from reportgen.render.pages import asset_text
 
     rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
     (out / "assets").mkdir(exist_ok=True)
@@ -161,7 +161,7 @@ def write_standalone(out: Path, pages: dict[str, str]) -> list[str]:
 
 
 def _warm_helper(templates: str | None, bytecode: str | None) -> None:
-    from reportgen.render.site import warm_up
+    from reportgen.render.pages import warm_up
 
     try:
         warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
@@ -226,7 +226,7 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     `helper` (from start_helper) renders the HTML while this process renders the crops;
     without it the crops go to worker processes while this one writes the HTML.
     `prerendered` crops were made during verification (EarlyCrops) and count as rendered."""
-    from reportgen.bundle import write_bundle
+    from reportgen.site.bundle import write_bundle
     from reportgen.pdf.crops import crop_jobs, start_crops
 
     if not v.ok:
@@ -343,7 +343,7 @@ def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
             stats = build_site(v, new, templates, jobs,
                                cache_dir if cache_dir is not None else default_cache_dir(out),
                                helper=helper, prerendered=prerendered)
-            from reportgen import fingerprint
+            from reportgen.site import fingerprint
 
             fingerprint.forget(out)  # from here on the recorded output is gone
             if out.exists():

@@ -1,0 +1,1 @@
+"""Write a verified ledger as a static site: plan, render, bundle, publish."""

@@ -1,0 +1,1 @@
+"""Run a ledger against its PDFs: every fact, calc and inference gets its verdict."""
