@@ -176,14 +176,6 @@ def make_ledger(tmp: Path, quote_f1: str | None = None) -> Path:
     return tmp / "claims"
 
 
-def pipeline_ready() -> bool:
-    try:
-        from reportgen.verify.run import verify
-        import inspect
-        return "NotImplementedError" not in inspect.getsource(verify)
-    except Exception:
-        return False
-
 
 def snapshot(d: Path) -> dict[str, bytes]:
     return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}

@@ -17,10 +17,6 @@ from reportgen.site.write import publish  # noqa: E402
 from reportgen.cli import main  # noqa: E402
 from reportgen.errors import BuildError  # noqa: E402
 
-needs_pipeline = pytest.mark.skipif(not sitekit.pipeline_ready(),
-                                    reason="reportgen.verify.run.verify is not written yet")
-
-
 # ---- publish(): the library ---------------------------------------------------------
 
 
@@ -82,7 +78,6 @@ def run(*args, **kw):
     return CliRunner().invoke(main, list(args), **kw)
 
 
-@needs_pipeline
 def test_build_prints_verify_lines_and_writes(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     out = tmp_path / "site"
@@ -96,7 +91,6 @@ def test_build_prints_verify_lines_and_writes(tmp_path):
     assert r2.exit_code == 0 and "0 rendered, 4 cached" in r2.stderr
 
 
-@needs_pipeline
 def test_jobs_build_counts_crops_made_while_checking(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     r = run("build", str(claims), "--out", str(tmp_path / "site"), "--jobs", "2", "-v")
@@ -104,7 +98,6 @@ def test_jobs_build_counts_crops_made_while_checking(tmp_path):
     assert (tmp_path / "site" / "anchors" / "f3~p4.png").is_file()
 
 
-@needs_pipeline
 def test_a_miss_exits_1_and_leaves_the_site_untouched(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     out = tmp_path / "site"
@@ -118,7 +111,6 @@ def test_a_miss_exits_1_and_leaves_the_site_untouched(tmp_path):
     assert sitekit.snapshot(out) == before
 
 
-@needs_pipeline
 def test_a_miss_before_any_build_writes_nothing(tmp_path):
     claims = sitekit.make_ledger(tmp_path, quote_f1="Not in the PDF: 14.59.")
     r = run("build", str(claims), "--out", str(tmp_path / "site"))
@@ -126,7 +118,6 @@ def test_a_miss_before_any_build_writes_nothing(tmp_path):
     assert not (tmp_path / "site").exists()
 
 
-@needs_pipeline
 def test_invalid_ledger_exits_1(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     (claims / "s1.yaml").write_text((claims / "s1.yaml").read_text().replace("kind: calc", "kind: cal"))
@@ -135,7 +126,6 @@ def test_invalid_ledger_exits_1(tmp_path):
     assert not (tmp_path / "site").exists()
 
 
-@needs_pipeline
 def test_locked_output_is_a_clear_error(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     (tmp_path / ".reportgen").mkdir()
@@ -150,7 +140,6 @@ def test_bad_jobs_is_a_usage_error(tmp_path):
     assert run("build", "--jobs", "0", "--out", str(tmp_path / "s")).exit_code == 2
 
 
-@needs_pipeline
 def test_two_cli_builds_are_byte_identical(tmp_path):
     """Fresh processes with different hash seeds, SOURCE_DATE_EPOCH set: same bytes."""
     import os
@@ -170,7 +159,6 @@ def test_two_cli_builds_are_byte_identical(tmp_path):
     assert "2023-11-14T22:13:20Z" in a["S1.html"].decode()
 
 
-@needs_pipeline
 def test_broken_user_template_is_a_clear_error(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     tpl = tmp_path / "tpl"
@@ -183,7 +171,6 @@ def test_broken_user_template_is_a_clear_error(tmp_path):
     assert "Traceback" not in r.output and not out.exists()
 
 
-@needs_pipeline
 def test_user_template_overrides_one_file(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     tpl = tmp_path / "tpl"
@@ -205,7 +192,6 @@ def test_sample_build_prints_exactly_the_four_lines(tmp_path, monkeypatch):
                         "S3: facts=11 hits=11 misses=0\nTOTAL: facts=29 hits=29 misses=0\n")
 
 
-@needs_pipeline
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_unwritable_out_is_a_clear_error_not_a_traceback(tmp_path, jobs):
     claims = sitekit.make_ledger(tmp_path)

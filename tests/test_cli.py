@@ -29,18 +29,22 @@ def test_unknown_command_is_usage_error() -> None:
     assert CliRunner().invoke(main, ["frobnicate"]).exit_code == 2
 
 
-def test_internal_errors_are_one_line(monkeypatch) -> None:
-    """The console entry point turns a bug into one line, never a traceback."""
-    import reportgen.verify.run as pipeline
+def test_internal_errors_are_one_line(monkeypatch, capsys) -> None:
+    """The console entry point turns a bug into one line on stderr, never a traceback."""
+    import pytest
+
+    import reportgen.verify.run as run_module
+    from reportgen.cli import run
 
     def boom(*a, **k):
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr(pipeline, "verify", boom)
+    monkeypatch.setattr(run_module, "verify", boom)
     monkeypatch.delenv("REPORTGEN_DEBUG", raising=False)
     monkeypatch.setattr(sys, "argv", ["reportgen", "verify"])
-    from reportgen.cli import run
-    import pytest
     with pytest.raises(SystemExit) as ei:
         run()
     assert ei.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("reportgen: internal error: RuntimeError: kaput; this is a bug")

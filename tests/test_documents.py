@@ -139,14 +139,19 @@ def test_page_out_of_range(tmp_path):
 
 
 def test_lazy_open_and_cache(tmp_path):
-    ds = doc_set(write(tmp_path, F.cross_page_pdf()))
-    assert ds._open == {}
+    p = write(tmp_path, F.cross_page_pdf())
+    ds = doc_set(p)
+    p.rename(tmp_path / "moved.pdf")  # not opened yet: constructing the set reads nothing
+    with pytest.raises(DocumentError, match="file not found"):
+        ds.page_text("d1", 1)
+    (tmp_path / "moved.pdf").rename(p)
+    ds = doc_set(p)
     a = ds.page_text("d1", 1)
     assert ds.page_text("d1", 1) is a
     assert ds.cached_pages() == [("d1", 1)]  # only the page asked for
     with ds:
         pass
-    assert ds._open == {}
+    assert ds.cached_pages() == []
     assert ds.page_text("d1", 2).number == 2  # reopens on demand
 
 
