@@ -21,7 +21,7 @@ verify: $(STAMP)
 	@$(BIN)/reportgen verify claims
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 bench: $(STAMP)
 	$(BIN)/python bench/site_bench.py
