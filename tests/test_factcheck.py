@@ -16,7 +16,8 @@ from reportgen.verify.facts import deal, facts_by_doc
 from reportgen.ledger import load_ledger
 from reportgen.model import Document, Loc
 from reportgen.pdf.documents import DocumentSet
-from reportgen.verify.run import verdict_records, verify_ledger
+from reportgen.verify.records import verdict_records
+from reportgen.verify.run import verify_ledger
 
 REPO = Path(__file__).resolve().parent.parent
 

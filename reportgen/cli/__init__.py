@@ -23,29 +23,10 @@ def ledger_paths(paths: tuple[str, ...]) -> list[Path]:
     return [Path(p) for p in paths] or [Path("claims")]
 
 
-def verdict_lines(v) -> list[str]:  # v: reportgen.model.Verification
-    """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line."""
-    from reportgen.model import CalcResult, FactResult, InferenceResult
-
-    lines = []
-    for cid, r in v.results.items():
-        claim = v.ledger.claims[cid]
-        if isinstance(r, FactResult) and r.status == "miss":
-            lines.append(f"MISS {cid} {claim.doc} p.{claim.page}: {r.message}")
-        elif isinstance(r, CalcResult) and r.status == "mismatch":
-            lines.append(f"MISMATCH {cid}: {r.message}")
-        elif isinstance(r, InferenceResult) and r.status == "invalid":
-            lines.append(f"INVALID {cid}: {r.message}")
-    counts = v.counts()
-    for c in counts:
-        lines.append(f"{c.report}: facts={c.facts} hits={c.hits} misses={c.misses}")
-    lines.append("TOTAL: facts={} hits={} misses={}".format(
-        sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts)))
-    return lines
-
-
 def echo_verdicts(v) -> None:  # v: reportgen.model.Verification
-    """Print verdict_lines(v) on stdout."""
+    """Print the verdict lines on stdout."""
+    from reportgen.verify.records import verdict_lines
+
     for line in verdict_lines(v):
         click.echo(line)
 
@@ -67,7 +48,7 @@ def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool, jobs: int
     """Check every fact's quote, calc and inference without writing a site."""
     from reportgen.errors import ReportgenError
     from reportgen.verify.run import verify as run_verify
-    from reportgen.verify.run import verdict_records
+    from reportgen.verify.records import verdict_records
 
     try:
         v = run_verify(ledger_paths(paths), allow_outside=allow_outside, jobs=jobs)

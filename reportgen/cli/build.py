@@ -35,7 +35,8 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     the previous site stays as it was. When nothing changed since the last successful
     build (inputs and output alike), the verdict lines are repeated and nothing is done."""
     from reportgen.site import fingerprint
-    from reportgen.cli import fail, ledger_paths, verdict_lines
+    from reportgen.cli import fail, ledger_paths
+    from reportgen.verify.records import verdict_lines
     from reportgen.errors import ReportgenError
 
     tpl = Path(templates) if templates else None

@@ -14,8 +14,8 @@ from jinja2 import (ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from reportgen.errors import BuildError
-from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, Report,
-                             Verification)
+from reportgen.model import Report, Verification
+from reportgen.verify.records import claim_record
 from reportgen.render.graph import layout
 from reportgen.render.markdown import cited_ids, make_renderer
 from reportgen.render.inline import crop_mark, data_uri
@@ -146,33 +146,23 @@ def pdf_href(name: str, page: int | None = None) -> str:
 
 
 def claim_view(sd: SiteData, cid: str) -> dict[str, Any]:
-    v = sd.v
-    c = v.ledger.claims[cid]
-    r = v.results.get(cid)
-    out: dict[str, Any] = {
-        "id": c.id, "kind": c.kind, "label": KIND_LABEL[c.kind], "icon": KIND_ICON[c.kind],
-        "report": c.report, "statement": c.statement, "confidence": c.confidence,
-        "note": c.note, "basis": list(getattr(c, "basis", ())),
-    }
-    if isinstance(c, Fact):
-        doc = v.ledger.documents[c.doc]
-        a = r.anchor if isinstance(r, FactResult) else None
-        sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc) or ""
+    """The claim record (reportgen.verify.records) plus what a page shows of it."""
+    rec = claim_record(sd.v, cid, sd.crops)
+    out: dict[str, Any] = dict(rec, label=KIND_LABEL[rec["kind"]], icon=KIND_ICON[rec["kind"]])
+    if rec["kind"] == "fact":
+        doc = sd.v.ledger.documents[rec["doc"]]
+        a = sd.v.results[cid].anchor  # type: ignore[union-attr]
+        sha = rec["sha256"] or ""
         out.update({
-            "doc": c.doc, "doc_title": doc.title, "doc_file": doc.path.name,
-            "page": a.page if a else c.page, "page_end": a.page_end if a else c.page,
-            "quote": c.quote, "method": a.method if a else "", "bbox": a.bbox if a else None,
-            "sha256": sha, "sha_short": short_sha(sha), "verified_at": v.verified_at,
-            "pdf_href": pdf_href(sd.pdf_names[c.doc], a.page if a else c.page),
+            "doc_title": doc.title, "doc_file": doc.path.name,
+            "page_end": rec["pageEnd"] or rec["page"], "method": rec["anchorMethod"] or "",
+            "bbox": a.bbox if a else None, "sha256": sha, "sha_short": short_sha(sha),
+            "pdf_href": pdf_href(sd.pdf_names[rec["doc"]], rec["page"]),
             "crops": sd.crops.get(cid, []),
         })
-    elif isinstance(c, Calc):
-        out.update({
-            "formula": c.formula, "result": fmt_num(c.result),
-            "computed": fmt_num(r.computed) if isinstance(r, CalcResult) else "",
-            "tolerance": fmt_num(r.tolerance) if isinstance(r, CalcResult)
-            else fmt_num(c.tolerance),
-        })
+    elif rec["kind"] == "calc":
+        out.update({"result": fmt_num(rec["result"]), "computed": fmt_num(rec["computed"]),
+                    "tolerance": fmt_num(rec["tolerance"])})
     return out
 
 

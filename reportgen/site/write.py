@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import BuildError
+from reportgen.verify import records
 from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
 
 STATE_DIR = ".reportgen"  # beside the output: crop cache, lock files, temporary folders
@@ -52,37 +53,6 @@ def site_pdf_names(v: Verification) -> dict[str, str]:
             name += ".pdf"
         out[did] = name
     return out
-
-
-def _r(x: float) -> float:
-    return round(float(x), 1)  # as `verify --json` prints it
-
-
-def evidence_records(v: Verification, crops: dict[str, list[tuple[int, str]]]) -> Iterator[dict]:
-    """One record per claim, sorted by report then id (the spec's fields)."""
-    claims = sorted(v.ledger.claims.values(), key=lambda c: (c.report, c.id))
-    for c in claims:
-        r = v.results.get(c.id)
-        rec: dict = {"id": c.id, "report": c.report, "kind": c.kind, "statement": c.statement,
-                     "confidence": c.confidence, "note": c.note,
-                     "basis": list(getattr(c, "basis", ()))}
-        if isinstance(c, Fact):
-            a = r.anchor if isinstance(r, FactResult) else None
-            sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc)
-            cs = [src for _, src in crops.get(c.id, [])]
-            rec.update({"doc": c.doc, "page": a.page if a else c.page,
-                        "pageEnd": a.page_end if a else c.page, "quote": c.quote,
-                        "bbox": [_r(x) for x in a.bbox] if a else None,
-                        "anchorMethod": a.method if a else None, "sha256": sha,
-                        "verified_at": v.verified_at, "crop": cs[0] if cs else None,
-                        "crops": cs})
-            if c.values:
-                rec["values"] = dict(c.values)
-        elif isinstance(c, Calc):
-            rec.update({"formula": c.formula, "result": c.result,
-                        "computed": r.computed if isinstance(r, CalcResult) else None,
-                        "tolerance": r.tolerance if isinstance(r, CalcResult) else c.tolerance})
-        yield rec
 
 
 def link_or_copy(src: Path, dst: Path) -> None:
@@ -128,7 +98,7 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
     for asset in ("assets/site.css", "assets/site.js"):
         _write(out / asset, asset_text(rend.env, asset))
     with open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
-        for rec in evidence_records(v, crops):
+        for rec in records.evidence_records(v, crops):
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     pages = ["index.html"]
     _write(out / "index.html", rend.index_page())

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reportgen import calcs
 from reportgen.errors import LedgerErrors, ReportgenError
@@ -110,27 +110,3 @@ def _check_calc(claim: Calc, ledger: Ledger, results: dict[str, Result]) -> Calc
                       f"formula {claim.formula} computes {calcs.fmt(computed)}, stated "
                       f"{claim.result_text}, tolerance {calcs.fmt(tol)} (off by "
                       f"{calcs.fmt(abs(computed - claim.result))})")
-
-
-def verdict_records(v: Verification) -> Iterator[dict[str, Any]]:
-    """The `verify --json` objects: one per claim in ledger order, then the total."""
-    for cid, r in v.results.items():
-        claim = v.ledger.claims[cid]
-        rec: dict[str, Any] = {"id": cid, "report": claim.report, "kind": claim.kind,
-                               "status": r.status}
-        if isinstance(r, FactResult):
-            assert isinstance(claim, Fact)
-            a = r.anchor
-            rec.update(doc=claim.doc, page=claim.page, pageEnd=a.page_end if a else None,
-                       bbox=[round(x, 1) for x in a.bbox] if a else None,
-                       anchorMethod=a.method if a else None)
-        elif isinstance(r, CalcResult):
-            rec.update(computed=round(r.computed, 4) if r.computed is not None else None,
-                       result=r.result)
-        rec["message"] = r.message
-        yield rec
-    facts = [r for r in v.results.values() if isinstance(r, FactResult)]
-    cs = [r for r in v.results.values() if isinstance(r, CalcResult)]
-    yield {"total": {"facts": len(facts), "hits": sum(r.status == "hit" for r in facts),
-                     "misses": sum(r.status == "miss" for r in facts), "calcs": len(cs),
-                     "mismatches": sum(r.status == "mismatch" for r in cs)}}
