@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
-
-
-def site_folder(out: str) -> str:
-    """--out as the folder to replace: a symlink (to a web server's folder, say) is
-    followed, so the site lands where it points and the link itself stays."""
-    return os.path.realpath(out) if os.path.islink(out) else out
 
 
 @click.command()
@@ -34,63 +27,24 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     Nothing is written when a fact misses, a calc mismatches or the ledger is invalid:
     the previous site stays as it was. When nothing changed since the last successful
     build (inputs and output alike), the verdict lines are repeated and nothing is done."""
-    from reportgen.site import fingerprint
     from reportgen.cli import fail, ledger_paths
-    from reportgen.verify.records import verdict_lines
     from reportgen.errors import ReportgenError
+    from reportgen.site.build import build as run_build
 
-    tpl = Path(templates) if templates else None
-    out = site_folder(out)
-    lpaths = ledger_paths(paths)
     try:
-        same = fingerprint.unchanged(Path(out), lpaths, tpl, allow_outside)
-        before = None if same is not None else fingerprint.snapshot(lpaths, tpl, allow_outside)
+        r = run_build(ledger_paths(paths), out, templates=Path(templates) if templates else None,
+                      jobs=jobs, allow_outside=allow_outside)
     except ReportgenError as e:
         fail(e)
-    if same is not None:
-        click.echo(same, nl=False)
-        if verbose:
-            click.echo(f"{out} is up to date: nothing changed since the last build", err=True)
+    click.echo(r.text, nl=False)
+    if not r.ok:
+        click.echo(f"not writing {r.out}: fix the problems above first", err=True)
+        sys.exit(1)
+    if not verbose:  # stdout stays the verdict lines alone, as `make reports` promises
         return
-    assert before is not None
-    from reportgen.site.write import publish, start_helper
-
-    # compiles the templates in another process while this one verifies
-    helper = start_helper(Path(out), tpl)
-    try:
-        from reportgen.site.write import EarlyCrops, default_cache_dir
-        from reportgen.verify.run import verify
-
-        # With several processes, each renders the crops of the documents it checks (with
-        # one, the crops are rendered while the helper writes the HTML instead).
-        early = EarlyCrops(default_cache_dir(Path(out))) if jobs > 1 else None
-        try:
-            v = verify(lpaths, allow_outside=allow_outside, jobs=jobs, after_doc=early)
-        except ReportgenError as e:
-            fail(e)
-        text = "".join(line + "\n" for line in verdict_lines(v))
-        click.echo(text, nl=False)
-        if not v.ok:
-            click.echo(f"not writing {out}: fix the problems above first", err=True)
-            sys.exit(1)
-
-        def record(site: Path) -> None:
-            docs = {did: (os.fspath(d.path), os.fspath(d.declared) if d.declared else None,
-                          v.sha256.get(did) or fingerprint.sha256_file(d.path))
-                    for did, d in v.ledger.documents.items()}
-            try:
-                fingerprint.write(site, before, docs, text)
-            except OSError:  # no record only costs a full build next time
-                fingerprint.forget(site)
-
-        try:
-            s = publish(v, Path(out), tpl, jobs, helper=helper, on_swapped=record,
-                        prerendered=early.rendered if early is not None else 0)
-        except ReportgenError as e:
-            fail(e)
-    finally:
-        if helper is not None:
-            helper.shutdown(wait=True, cancel_futures=True)
-    if verbose:  # stdout stays the verdict lines alone, as `make reports` promises
-        click.echo(f"wrote {out}: {s.reports} reports, {s.pages} pages, {s.crops} crops "
+    if r.up_to_date:
+        click.echo(f"{r.out} is up to date: nothing changed since the last build", err=True)
+    elif r.stats is not None:
+        s = r.stats
+        click.echo(f"wrote {r.out}: {s.reports} reports, {s.pages} pages, {s.crops} crops "
                    f"({s.crops_rendered} rendered, {s.crops_cached} cached)", err=True)

@@ -1,0 +1,91 @@
+"""build(): the one library call behind `reportgen build` (and the preview and agents later).
+
+Gather, then write (the shape of mkdocs' `commands.build.build`): load and verify the
+ledger in memory; only when every verdict holds, render the site into a temporary folder
+and swap it into place. The no-op check, the fingerprint record, the lock and the swap
+live behind this call; the CLI parses, calls, prints and picks the exit code.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportgen.model import Verification
+from reportgen.site import fingerprint
+from reportgen.site.write import (BuildStats, EarlyCrops, default_cache_dir, publish,
+                                  start_helper)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build found and did; `lines` are the verdict lines `reportgen build` prints."""
+
+    out: Path
+    lines: tuple[str, ...]
+    ok: bool  # every fact hit, every calc computed, every inference valid
+    written: bool  # the site was replaced
+    up_to_date: bool  # nothing changed since the last successful build: nothing was done
+    verification: Verification | None = None  # None when up to date
+    stats: BuildStats | None = None
+
+    @property
+    def text(self) -> str:
+        """The verdict lines as printed, one per line."""
+        return "".join(line + "\n" for line in self.lines)
+
+
+def site_folder(out: Path | str) -> Path:
+    """--out as the folder to replace: a symlink (to a web server's folder, say) is
+    followed, so the site lands where it points and the link itself stays."""
+    return Path(os.path.realpath(out) if os.path.islink(out) else out)
+
+
+def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | None = None,
+          jobs: int = 1, allow_outside: bool = False) -> BuildResult:
+    """Verify the ledger at `paths`; when every verdict holds, replace the site at `out`.
+
+    Raises LedgerErrors for an invalid ledger or unusable PDF, BuildError when the site
+    cannot be written; in both cases, and on any miss, the previous site stays as it was."""
+    out = site_folder(out)
+    paths = list(paths)
+    same = fingerprint.unchanged(out, paths, templates, allow_outside)
+    if same is not None:
+        return BuildResult(out, tuple(same.splitlines()), ok=True, written=False,
+                           up_to_date=True)
+    before = fingerprint.snapshot(paths, templates, allow_outside)
+
+    from reportgen.verify.records import verdict_lines
+    from reportgen.verify.run import verify
+
+    # compiles the templates in another process while this one verifies
+    helper = start_helper(out, templates)
+    try:
+        # With several processes, each renders the crops of the documents it checks (with
+        # one, the crops are rendered while the helper writes the HTML instead).
+        early = EarlyCrops(default_cache_dir(out)) if jobs > 1 else None
+        v = verify(paths, allow_outside=allow_outside, jobs=jobs, after_doc=early)
+        lines = tuple(verdict_lines(v))
+        if not v.ok:
+            return BuildResult(out, lines, ok=False, written=False, up_to_date=False,
+                               verification=v)
+        text = "".join(line + "\n" for line in lines)
+
+        def record(site: Path) -> None:
+            docs = {did: (os.fspath(d.path), os.fspath(d.declared) if d.declared else None,
+                          v.sha256.get(did) or fingerprint.sha256_file(d.path))
+                    for did, d in v.ledger.documents.items()}
+            try:
+                fingerprint.write(site, before, docs, text)
+            except OSError:  # no record only costs a full build next time
+                fingerprint.forget(site)
+
+        stats = publish(v, out, templates, jobs, helper=helper, on_swapped=record,
+                        prerendered=early.rendered if early is not None else 0)
+    finally:
+        if helper is not None:
+            helper.shutdown(wait=True, cancel_futures=True)
+    return BuildResult(out, lines, ok=True, written=True, up_to_date=False, verification=v,
+                       stats=stats)
