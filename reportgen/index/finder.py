@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,8 @@ from reportgen.index import channels, store
 from reportgen.index.errors import QueryError, UnknownDocumentError
 from reportgen.index.chunking import _HEADING_RE
 from reportgen.index.fusion import rrf
-from reportgen.index.tokens import ngram_tokens, normalize, query_terms, unigram_tokens
+from reportgen.index.tokens import (is_cjk, ngram_tokens, normalize, query_terms,
+                                    unigram_tokens)
 from reportgen.model import BBox
 
 CANDIDATES = 100  # per channel, before fusion
@@ -282,19 +284,37 @@ def ranked_evidence(con, doc: str, page: int, bf: int, bl: int, query: str) -> l
 # ---- marking and stubs ------------------------------------------------------------------
 
 
+def folded(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """`normalize(text)`, and for each of its characters the span of `text` it came from.
+
+    Case folding and NFKC change lengths (U+0130 lower-cases to two characters, U+FB01
+    is "fi"), so each character is folded with the combining marks that follow it, and
+    what it folds to points back at it: a match in the folded text marks the original."""
+    out: list[str] = []
+    owner: list[tuple[int, int]] = []
+    i = 0
+    while i < len(text):
+        j = i + 1
+        while j < len(text) and unicodedata.combining(text[j]):
+            j += 1
+        f = normalize(text[i:j])
+        out.append(f)
+        owner.extend([(k, k + 1) for k in range(i, j)] if len(f) == j - i else [(i, j)] * len(f))
+        i = j
+    return "".join(out), owner
+
+
 def mark_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
     """Character spans of `text` that match the query: every occurrence of a word or number
     term, and of every bigram of a CJK term (a lone character stands for itself)."""
-    low = normalize(text)
-    if len(low) != len(text):  # NFKC changed the length: match on the lower-cased text
-        low = text.lower()
+    low, owner = folded(text)
     mask = [False] * len(text)
     for t in terms:
-        pieces = [t] if (t.isascii() or len(t) < 2) else [t[i:i + 2] for i in range(len(t) - 1)]
+        pieces = [t] if not is_cjk(t) or len(t) < 2 else [t[i:i + 2] for i in range(len(t) - 1)]
         for p in pieces:
-            start = low.find(p)
+            start = low.find(p) if p else -1
             while start >= 0:
-                for i in range(start, start + len(p)):
+                for i in range(owner[start][0], owner[start + len(p) - 1][1]):
                     mask[i] = True
                 start = low.find(p, start + 1)
     spans = []
