@@ -132,7 +132,7 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
         if stub:
             out = []
             for n, h in enumerate(hits, start=1):
-                q = S.stub_quote(dbp, h, query)
+                q = S.stub_quote(dbp, h, query, hint=hint)
                 if q is None:
                     click.echo(f"# result {n} ({h.doc} p.{h.evidence.page}): no sentence of it "
                                "is found on its page by the anchor rule; skipped", err=True)

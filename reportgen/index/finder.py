@@ -376,18 +376,35 @@ def quote_on_page(path: str, page: int, quotes: Sequence[str]) -> tuple[str, str
         doc.close()
 
 
-def stub_quote(db: Path, hit: Hit, query: str) -> tuple[str, str] | None:
+def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[str, str] | None:
     """(quote, method) for a fact stub: the best evidence of the hit that the anchor rule
-    finds on its page, trying the ranked sentences and rows in order."""
-    con = store.open_for_read(Path(db))
+    finds on its page, trying the ranked sentences and rows in order. The PDF must still
+    be the indexed file: a stub quoting text the file no longer holds would be stale."""
+    con = store.open_for_read(Path(db), hint=hint)
     try:
         row = con.execute("SELECT block_first, block_last FROM chunks WHERE id=?",
                           (hit.chunk,)).fetchone()
         ranked = ranked_evidence(con, hit.doc, hit.evidence.page, row[0], row[1], query)
+        (indexed_sha,) = con.execute("SELECT sha256 FROM documents WHERE id=?",
+                                     (hit.doc,)).fetchone()
     finally:
         con.close()
+    _check_unchanged(hit.path, indexed_sha, hint)
     quotes = [e.text for e in ranked[:12] if len(_WS_RE.sub("", e.text)) >= 4]
     return quote_on_page(hit.path, hit.evidence.page, quotes) if quotes else None
+
+
+def _check_unchanged(path: str, indexed_sha: str, hint: str) -> None:
+    """A DocumentError unless the file at `path` is the one that was indexed."""
+    from reportgen.errors import DocumentError
+    from reportgen.pdf.blocks import sha256_file
+
+    if not Path(path).is_file():
+        raise DocumentError(f"the indexed file is gone: {path}; run `reportgen index` again")
+    if sha256_file(Path(path)) != indexed_sha:
+        raise DocumentError("the file changed since it was indexed (its SHA-256 is not the "
+                            "indexed one), so its text may not be what the index holds; run "
+                            f"`reportgen index {hint}` again", file=path)
 
 
 def yaml_str(s: str) -> str:
