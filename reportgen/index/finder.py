@@ -299,7 +299,8 @@ def folded(text: str) -> tuple[str, list[tuple[int, int]]]:
             j += 1
         f = normalize(text[i:j])
         out.append(f)
-        owner.extend([(k, k + 1) for k in range(i, j)] if len(f) == j - i else [(i, j)] * len(f))
+        same = len(f) == j - i
+        owner.extend([(k, k + 1) for k in range(i, j)] if same else [(i, j)] * len(f))
         i = j
     return "".join(out), owner
 
