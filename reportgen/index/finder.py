@@ -87,11 +87,23 @@ def rankings(con, query: str, doc: str | None = None, embedder=None,
     return out
 
 
+def open_index(db: Path, extensions: bool = False, hint: str = "claims"):
+    """`store.open_for_read`, with a file that is not an SQLite database (`--db` naming
+    some other file) reported as such rather than as SQLite's DatabaseError."""
+    from reportgen.index.errors import IndexInputError
+
+    try:
+        return store.open_for_read(db, extensions=extensions, hint=hint)
+    except store.sqlite_module(extensions).DatabaseError as e:
+        raise IndexInputError(f"not an evidence index ({e}); give --db the file that "
+                              "`reportgen index` wrote", file=db) from e
+
+
 def search(db: Path, query: str, *, doc: str | None = None, k: int = 5, embedder=None,
            hint: str = "claims", channel: str | None = None) -> list[Hit]:
     """The top `k` chunks for `query`, fused over the channels (or only `channel`)."""
     check_query(query)
-    con = store.open_for_read(Path(db), extensions=embedder is not None, hint=hint)
+    con = open_index(Path(db), extensions=embedder is not None, hint=hint)
     try:
         docs = documents(con)
         if doc is not None:
@@ -381,7 +393,7 @@ def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[st
     """(quote, method) for a fact stub: the best evidence of the hit that the anchor rule
     finds on its page, trying the ranked sentences and rows in order. The PDF must still
     be the indexed file: a stub quoting text the file no longer holds would be stale."""
-    con = store.open_for_read(Path(db), hint=hint)
+    con = open_index(Path(db), hint=hint)
     try:
         row = con.execute("SELECT block_first, block_last FROM chunks WHERE id=?",
                           (hit.chunk,)).fetchone()

@@ -200,7 +200,138 @@ def test_hardening_12_a_closed_pipe_ends_quietly_with_exit_0(args: list[str]) ->
     assert err == b""
 
 
-def test_hardening_12_find_in_a_folder_that_does_not_exist_names_it(ws: Path) -> None:
-    r = cli("find", "储能", "nonexistent-folder")
+@pytest.mark.parametrize("path,expect", [
+    ("nonexistent-folder", "nonexistent-folder: no such file or folder\n"),
+    ("", "PATH is empty; name a ledger folder, report file or PDF\n"),
+], ids=["missing", "empty"])
+def test_hardening_12_find_in_a_folder_that_does_not_exist_names_it(ws: Path, path: str,
+                                                                    expect: str) -> None:
+    """Not a silent search of ./.reportgen, the index of the current folder."""
+    r = cli("find", "储能", path)
     assert r.exit_code == 1
-    assert r.output == "nonexistent-folder: no such file or folder\n"
+    assert r.output == expect
+
+
+def test_hardening_11_find_with_a_db_that_is_not_a_database_says_so(ws: Path) -> None:
+    (ws / "notes.txt").write_text("not a database\n", encoding="utf-8")
+    r = cli("find", "储能", "--db", "notes.txt")
+    assert r.exit_code == 1
+    assert r.output == ("notes.txt: not an evidence index (file is not a database); give --db "
+                        "the file that `reportgen index` wrote\n")
+
+
+LONG = "x" * 5000
+
+
+@pytest.mark.parametrize("args", [["verify", LONG], ["index", LONG], ["find", "q", "--db", LONG]],
+                         ids=["verify", "index", "find-db"])
+def test_hardening_11_a_name_too_long_for_the_system_is_a_message(tmp_path: Path,
+                                                                  args: list[str]) -> None:
+    r = proc(args, tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.decode() == (f"reportgen: {LONG[:100]}... (5000 characters): File name "
+                                 "too long\n")
+
+
+# ---- attacks that held: edge cases of arguments, options and output ---------------------
+
+FACT = """claims:
+  - id: f1
+    kind: fact
+    statement: The supply agreement with Wotai.
+    doc: alpha
+    page: 1
+    quote: "报告期内公司与沃太能源签订储能电芯采购框架协议。"
+"""
+
+
+@pytest.fixture()
+def one_fact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """claims/ with one fact over docs/alpha.pdf, indexed."""
+    from test_index_support import write_ledger
+
+    ledger_with_two_docs(tmp_path)
+    write_ledger(tmp_path, {"alpha": "docs/alpha.pdf", "beta": "docs/beta.pdf"}, FACT)
+    monkeypatch.chdir(tmp_path)
+    assert cli("index", "claims").exit_code == 0
+    return tmp_path
+
+
+TOTAL = "TOTAL: facts=1 hits=1 misses=0"
+EDGE_CASES = [  # (args, exit code, a line or part of one in the output)
+    ([], 2, "Commands:"),
+    (["frobnicate"], 2, "Error: No such command 'frobnicate'."),
+    (["verify", "--frobnicate"], 2, "Error: No such option '--frobnicate'"),
+    (["verify", "--jobs", "0", "claims"], 2, "0 is not in the range x>=1"),
+    (["build", "--jobs", "-1", "claims"], 2, "-1 is not in the range x>=1"),
+    (["verify", "--jobs", "99999", "claims"], 0, TOTAL),
+    (["verify", "claims", "claims"], 0, TOTAL),
+    (["verify", "--json", "claims"], 0, '"status": "hit"'),
+    (["verify", ""], 1, ".: no report files found"),
+    (["verify", "cl\naims"], 1, "aims: no such ledger folder or report file"),
+    (["index", "cl\naims"], 1, "aims: no such file or folder"),
+    (["verify", "docs/alpha.pdf"], 1, "docs/alpha.pdf: not a ledger folder or a .yaml/.jsonl "
+                                      "claim file"),
+    (["index", "claims", "--db", "docs"], 2, "'docs' is a directory"),
+    (["build", "claims", "--out", "claims"], 1, "refusing to replace"),
+    (["build", "claims", "--out", "claims/report.yaml"], 2, "is a file"),
+    (["build", "claims", "--templates", "nowhere"], 2, "'nowhere' does not exist"),
+    (["verify", "--", "-weird-name"], 1, "-weird-name: no such ledger folder or report file"),
+    (["find", "储\x00能"], 0, "1. beta p.1 "),
+    (["find", "储能", "claims", "claims"], 2, "Got unexpected extra argument (claims)"),
+    (["find", "储能", "-k", "1001"], 2, "1001 is not in the range 1<=x<=1000"),
+    (["find", "储能", "--doc", ""], 1, "unknown document ''; the index holds: alpha, beta"),
+    (["find", "x" * 5000], 1, "no results for 'xxxx"),
+    (["find", "\t \n"], 1, "nothing to search for in the query"),
+    (["--version"], 0, "reportgen, version "),
+]
+
+
+@pytest.mark.parametrize("args,code,expect", EDGE_CASES,
+                         ids=[" ".join(a)[:40] or "no-args" for a, _, _ in EDGE_CASES])
+def test_edge_cases_of_the_command_line(one_fact: Path, args: list[str], code: int,
+                                        expect: str) -> None:
+    r = CliRunner().invoke(main, args)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert r.exit_code == code, r.output
+    assert expect in r.output
+    clean(r.output)
+
+
+@pytest.mark.parametrize("command", [None, "build", "find", "index", "schema", "verify"])
+def test_every_command_says_what_it_does_under_help(command: str | None) -> None:
+    r = CliRunner().invoke(main, [command, "--help"] if command else ["--help"])
+    assert r.exit_code == 0
+    assert r.output.startswith("Usage: ") and "Options:" in r.output
+
+
+@pytest.mark.parametrize("args,expect", [
+    ([b"verify", b"cl\xffaims"], b"cl\\udcffaims: no such ledger folder or report file"),
+    ([b"find", b"\xff\xfe"], b"nothing to search for in the query '\\udcff\\udcfe'"),
+], ids=["path", "query"])
+def test_arguments_that_are_not_utf8_are_named_in_the_message(tmp_path: Path, args: list,
+                                                              expect: bytes) -> None:
+    r = subprocess.run([os.fsencode(sys.executable), b"-m", b"reportgen", *args], cwd=tmp_path,
+                       env=ENV, capture_output=True, timeout=120)
+    assert r.returncode == 1
+    assert expect in r.stderr
+    clean(r.stderr)
+
+
+def test_schema_redirected_to_a_file_is_the_json_schema(tmp_path: Path) -> None:
+    with open(tmp_path / "schema.json", "wb") as f:
+        r = subprocess.run([sys.executable, "-m", "reportgen", "schema"], cwd=tmp_path, env=ENV,
+                           stdout=f, stderr=subprocess.PIPE, timeout=120)
+    assert r.returncode == 0 and r.stderr == b""
+    schema = json.loads((tmp_path / "schema.json").read_text(encoding="utf-8"))
+    assert schema["type"] == "object"
+
+
+def test_hardening_11_a_full_disk_under_stdout_is_a_message(tmp_path: Path) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "wb") as f:
+        r = subprocess.run([sys.executable, "-m", "reportgen", "schema"], cwd=tmp_path, env=ENV,
+                           stdout=f, stderr=subprocess.PIPE, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr == b"reportgen: cannot write to standard output: No space left on device\n"
