@@ -199,11 +199,12 @@ def run() -> None:
         sys.exit(1)
     original = sys.stdout
     sys.stdout = wrapped = _Output.over(original)
+    _Output.escaped = False
     try:
         try:
             _run_main()
         finally:
-            sys.stdout.flush()
+            wrapped.flush()
     except OutputError as e:
         click.echo(f"reportgen: cannot write to standard output: {e}", err=True)
         sys.exit(1)
