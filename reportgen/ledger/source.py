@@ -39,14 +39,63 @@ def _line(node: yaml.Node) -> int:
     return node.start_mark.line + 1
 
 
+# A claim file is four levels deep (the file, claims:, a claim, its values); far more is a
+# typo, and a bound keeps building the values (recursive) and printing them safe.
+MAX_DEPTH = 32
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _check_tree(root: yaml.Node, file: str, text: str) -> None:
+    """Refuse, before building any value, aliases of lists and mappings (a 1 KB
+    billion-laughs file expands to gigabytes, a self-alias never ends), merge keys, and
+    nesting past MAX_DEPTH; walks the composed nodes once, without recursion."""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            continue  # an alias of a plain value costs one value: allowed
+        if id(node) in seen:
+            raise _alias_error(text, file)
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            raise LedgerError(f"lists and mappings nest more than {MAX_DEPTH} levels deep here; "
+                              "a claim file needs four (report file, claims, a claim, its "
+                              "values): check the brackets and the indentation", file,
+                              _line(node))
+        if isinstance(node, yaml.MappingNode):
+            children: list[yaml.Node] = []
+            for knode, vnode in node.value:
+                if knode.tag == _MERGE:
+                    raise LedgerError("YAML merge keys (<<) are not supported; write the fields "
+                                      "out", file, _line(knode))
+                children += (knode, vnode)
+        else:
+            children = node.value
+        stack.extend((child, depth + 1) for child in reversed(children))
+
+
+def _alias_error(text: str, file: str) -> LedgerError:
+    """The first alias of a list or mapping, at its own line (a node only knows its anchor's)."""
+    anchored: dict[str, str] = {}
+    for ev in yaml.parse(text, Loader=_LOADER):
+        if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)) and ev.anchor:
+            anchored[ev.anchor] = "mapping" if isinstance(ev, yaml.MappingStartEvent) else "list"
+        elif isinstance(ev, yaml.ScalarEvent) and ev.anchor:
+            anchored.pop(ev.anchor, None)
+        elif isinstance(ev, yaml.AliasEvent) and ev.anchor in anchored:
+            return LedgerError(
+                f"YAML alias *{ev.anchor} repeats a {anchored[ev.anchor]}; claim files refuse "
+                "aliases of lists and mappings (a few lines of them can expand to billions of "
+                "values): write it out", file, ev.start_mark.line + 1)
+    return LedgerError("a YAML alias repeats a list or mapping; write it out", file, 1)
+
+
 def _build(node: yaml.Node, file: str, ctor: _Constructor) -> Any:
     if isinstance(node, yaml.MappingNode):
         out = LocDict()
         out.line, out.key_lines, out.raw = _line(node), {}, {}
         for knode, vnode in node.value:
-            if knode.tag == "tag:yaml.org,2002:merge":
-                raise LedgerError("YAML merge keys (<<) are not supported; write the fields out",
-                                  file, _line(knode))
             key = _build(knode, file, ctor)
             if isinstance(key, (dict, list)):
                 raise LedgerError("a mapping key must be plain text", file, _line(knode))
@@ -112,6 +161,7 @@ def load_yaml(path: Path) -> Any:
         raise LedgerError("more than one YAML document (---) in a report file; keep one", file, 1)
     if not docs or docs[0] is None:
         return None
+    _check_tree(docs[0], file, text)
     try:
         return _build(docs[0], file, _Constructor())
     except yaml.constructor.ConstructorError as e:
