@@ -280,6 +280,12 @@ class _Loader(CrossChecks):
             self.col.add(f"edge {e['from']} -{e['relation']}-> {e['to']} has both anchors and a "
                          "gap; an anchored edge is proved, so keep one", file, line)
             return
+        start, end = e.get("valid_from"), e.get("valid_to")
+        if start is not None and end is not None and end < start:  # whole ISO dates by now
+            self.col.add(f"edge {e['from']} -{e['relation']}-> {e['to']}: valid_to {end} is "
+                         f"before valid_from {start}; swap them or correct the dates", file,
+                         line_of(e, "valid_to", line))
+            return
         draft["edges"].append(Edge(
             draft["id"], str(e["from"]).strip(), str(e["relation"]).strip(), str(e["to"]).strip(),
             tuple(F.as_id(a) or "" for a in anchors or ()),
