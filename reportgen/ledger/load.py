@@ -142,11 +142,17 @@ class _Loader(CrossChecks):
                              f"outside the ledger's workspace {workspace}; move the PDF inside "
                              "it or pass --allow-outside", file, fline)
                 continue
-            if not resolved.exists():
+            try:
+                found, is_file = resolved.exists(), resolved.is_file()
+            except OSError as e:  # a name too long for the file system
+                self.col.add(f"document {did!r}: cannot open {show(spec['file'])} ({e.strerror});"
+                             " point `file:` at the PDF itself", file, fline)
+                continue
+            if not found:
                 self.col.add(f"document {did!r}: file not found: {spec['file']!r} (resolved to "
                              f"{resolved}); paths are relative to this file", file, fline)
                 continue
-            if not resolved.is_file():
+            if not is_file:
                 self.col.add(f"document {did!r}: {spec['file']!r} is not a file", file, fline)
                 continue
             sha = spec.get("sha256")
