@@ -68,23 +68,27 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
 
 
 def _basis_order(ledger: Ledger) -> list[tuple[str, Calc | Inference]]:
-    """Calcs and inferences after the claims they rest on (the basis graph has no cycles)."""
+    """Calcs and inferences after the claims they rest on (the basis graph has no cycles);
+    depth-first with an explicit stack, so a long chain in reverse order just works."""
     out: list[tuple[str, Calc | Inference]] = []
     done: set[str] = set()
-
-    def visit(cid: str) -> None:
-        if cid in done:
-            return
-        done.add(cid)
-        claim = ledger.claims[cid]
-        for b in claim.basis:
-            if b in ledger.claims:
-                visit(b)
-        if isinstance(claim, (Calc, Inference)):
-            out.append((cid, claim))
-
-    for cid in ledger.claims:
-        visit(cid)
+    for root in ledger.claims:
+        if root in done:
+            continue
+        done.add(root)
+        stack = [(root, iter(ledger.claims[root].basis))]
+        while stack:
+            cid, basis = stack[-1]
+            for b in basis:
+                if b in ledger.claims and b not in done:
+                    done.add(b)
+                    stack.append((b, iter(ledger.claims[b].basis)))
+                    break
+            else:
+                stack.pop()
+                claim = ledger.claims[cid]
+                if isinstance(claim, (Calc, Inference)):
+                    out.append((cid, claim))
     return out
 
 

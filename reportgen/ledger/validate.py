@@ -116,31 +116,37 @@ class CrossChecks:
                              line)
 
     def check_cycles(self) -> None:
-        state: dict[str, int] = {}
+        """Depth-first over basis links with an explicit stack, so a chain of 1,200 claims in
+        reverse order is no deeper for Python than one claim."""
+        state: dict[str, int] = {}  # 1 on the current path, 2 done
         reported: set[frozenset[str]] = set()
+        for root in self.claims:
+            if root in state:
+                continue
+            state[root] = 1
+            path, pending = [root], [iter(self.claims[root].basis)]
+            while pending:
+                for b in pending[-1]:
+                    if b not in self.claims:
+                        continue
+                    if state.get(b) == 1:
+                        self.report_cycle(path[path.index(b):] + [b], reported)
+                    elif b not in state:
+                        state[b] = 1
+                        path.append(b)
+                        pending.append(iter(self.claims[b].basis))
+                        break
+                else:
+                    state[path.pop()] = 2
+                    pending.pop()
 
-        def visit(cid: str, stack: list[str]) -> None:
-            state[cid] = 1
-            stack.append(cid)
-            for b in self.claims[cid].basis:
-                if b not in self.claims:
-                    continue
-                if state.get(b) == 1:
-                    cycle = stack[stack.index(b):] + [b]
-                    key = frozenset(cycle)
-                    if key not in reported:
-                        reported.add(key)
-                        c = self.claims[b]
-                        self.col.add("basis cycle: " + " -> ".join(cycle) +
-                                     "; a claim cannot rest on itself", c.loc.file, c.loc.line)
-                elif b not in state:
-                    visit(b, stack)
-            stack.pop()
-            state[cid] = 2
-
-        for cid in self.claims:
-            if cid not in state:
-                visit(cid, [])
+    def report_cycle(self, cycle: list[str], reported: set[frozenset[str]]) -> None:
+        key = frozenset(cycle)
+        if key not in reported:
+            reported.add(key)
+            c = self.claims[cycle[0]]
+            self.col.add("basis cycle: " + " -> ".join(cycle) + "; a claim cannot rest on itself",
+                         c.loc.file, c.loc.line)
 
     def check_report_refs(self, draft: dict[str, Any]) -> None:
         file = draft["file"]
