@@ -257,16 +257,21 @@ class _Loader(CrossChecks):
             self.bad_values.add(cid)
         claim: Claim
         if kind == "fact":
-            values = tuple((str(k), float(v)) for k, v in (c.get("values") or {}).items())
+            given = c.get("values") or {}
+            written = getattr(given, "raw", {})
             claim = Fact(**common, doc=F.as_id(c["doc"]) or "", page=int(c["page"]),
-                         quote=str(c["quote"]), values=values)
+                         quote=str(c["quote"]),
+                         values=tuple((str(k), float(v)) for k, v in given.items()),
+                         value_texts=tuple(str(written.get(k, v)) for k, v in given.items()))
         elif kind == "calc":
-            raw = getattr(c, "raw", {}).get("result", repr(c["result"]))
+            written = getattr(c, "raw", {})
+            tol = c.get("tolerance")
             claim = Calc(**common, basis=tuple(F.as_id(b) or "" for b in c["basis"]),
                          formula=str(c["formula"]), result=float(c["result"]),
-                         result_text=str(raw),
-                         tolerance=float(c["tolerance"]) if c.get("tolerance") is not None
-                         else None)
+                         result_text=str(written.get("result", repr(c["result"]))),
+                         tolerance=float(tol) if tol is not None else None,
+                         tolerance_text=str(written.get("tolerance", tol))
+                         if tol is not None else None)
         else:
             claim = Inference(**common, basis=tuple(F.as_id(b) or "" for b in c["basis"]))
         self.claims[cid] = claim

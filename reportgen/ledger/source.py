@@ -183,6 +183,32 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _Written(float):
+    """A JSON number that keeps its text, so 2.870 keeps its last place and 0.30000000000000001
+    is not read as 0.3."""
+
+    text: str
+
+    @classmethod
+    def of(cls, text: str) -> float:
+        f = cls(text)
+        f.text = text
+        return f
+
+
+def _plain(v: Any) -> Any:
+    return float(v) if isinstance(v, _Written) else v
+
+
+def _located(obj: dict[str, Any], line: int) -> LocDict:
+    """A JSON object as a LocDict on its line, its numbers' texts in raw."""
+    d = LocDict((k, _plain(v)) for k, v in obj.items())
+    d.line, d.key_lines = line, {k: line for k in obj}
+    d.raw = {k: getattr(v, "text", None) or json.dumps(v) for k, v in obj.items()
+             if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return d
+
+
 def load_jsonl(path: Path) -> list[tuple[int, Any]]:
     """Parse a JSONL file into (line, object) pairs; blank lines are skipped."""
     file = str(path)
@@ -193,7 +219,7 @@ def load_jsonl(path: Path) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line, object_pairs_hook=_unique_keys)
+            obj = json.loads(line, object_pairs_hook=_unique_keys, parse_float=_Written.of)
         except json.JSONDecodeError as e:
             problems.append(LedgerError(
                 f"invalid JSON at column {e.colno}: {e.msg}; each line must be one JSON object",
@@ -209,15 +235,14 @@ def load_jsonl(path: Path) -> list[tuple[int, Any]]:
                 file, n))
             continue
         if isinstance(obj, dict):
-            d = LocDict(obj)
-            d.line, d.key_lines = n, {k: n for k in obj}
-            d.raw = {k: json.dumps(v) for k, v in obj.items() if isinstance(v, (int, float))}
+            obj = _located(obj, n)
             for k, v in obj.items():
                 if isinstance(v, list):
-                    seq = LocList(v)
+                    seq = LocList(_plain(x) for x in v)
                     seq.line, seq.item_lines = n, [n] * len(v)
-                    d[k] = seq
-            obj = d
+                    obj[k] = seq
+                elif isinstance(v, dict):  # values: {amount: 6928853013.03}
+                    obj[k] = _located(v, n)
         out.append((n, obj))
     if problems:
         from reportgen.errors import LedgerErrors

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from reportgen import calcs
@@ -16,17 +17,23 @@ CITE_ID_RE = re.compile(r"@([A-Za-z0-9][A-Za-z0-9._-]*)")
 NUMBER_RE = re.compile(r"(?<![0-9.,])[-+−]?[0-9][0-9,]*(?:\.[0-9]+)?")
 
 
-def numbers_in(text: str) -> list[float]:
-    """Numbers as a reader sees them: thousands separators and a trailing % ignored."""
+def decimals_in(text: str) -> list[Decimal]:
+    """Numbers as a reader sees them, exactly as printed: thousands separators and a
+    trailing % ignored."""
     text = unicodedata.normalize("NFKC", text)
     out = []
     for m in NUMBER_RE.finditer(text):
         s = m.group(0).replace(",", "").replace("−", "-")
         try:
-            out.append(float(s))
-        except ValueError:
+            out.append(Decimal(s))
+        except InvalidOperation:  # pragma: no cover - NUMBER_RE admits only numbers
             continue
     return out
+
+
+def numbers_in(text: str) -> list[float]:
+    """decimals_in as floats."""
+    return [float(d) for d in decimals_in(text)]
 
 
 class CrossChecks:
@@ -66,12 +73,14 @@ class CrossChecks:
                                 f"documents: (known: {known})", file, line_of(raw, "doc", line))
                 if not claim.quote.strip():
                     col.add(f"fact {cid}: quote is empty", file, line_of(raw, "quote", line))
-                found = numbers_in(claim.quote)
-                for name, value in claim.values:
-                    if not any(abs(x - value) <= 1e-9 * max(1.0, abs(value)) for x in found):
-                        col.add(f"fact {cid}: value {name}={calcs.fmt(value)} does not appear as "
-                                "a number in the quote; every value a calc uses must be quoted",
-                                file, line_of(raw.get("values"), name, line_of(raw, "values", line)))
+                # exact: 6928853019.9 is not the quote's 6,928,853,013.03 (a relative slack
+                # of 1e-9 let it pass); 2.870 is the quote's 2.87
+                found = set(decimals_in(claim.quote))
+                for (name, value), written in zip(claim.values, claim.value_texts):
+                    if calcs.exact(value, written) not in found:
+                        col.add(f"fact {cid}: value {name}={written} does not appear as a number "
+                                "in the quote; every value a calc uses must be quoted", file,
+                                line_of(raw.get("values"), name, line_of(raw, "values", line)))
             else:
                 for i, b in enumerate(claim.basis):
                     if self.unknown(b):
