@@ -40,39 +40,67 @@ def _line(node: yaml.Node) -> int:
 
 
 # A claim file is four levels deep (the file, claims:, a claim, its values); far more is a
-# typo, and a bound keeps building the values (recursive) and printing them safe.
+# typo, and the bound keeps building (recursive) and printing the values safe.
 MAX_DEPTH = 32
-_MERGE = "tag:yaml.org,2002:merge"
 
 
-def _check_tree(root: yaml.Node, file: str, text: str) -> None:
-    """Refuse, before building any value, aliases of lists and mappings (a 1 KB
-    billion-laughs file expands to gigabytes, a self-alias never ends), merge keys, and
-    nesting past MAX_DEPTH; walks the composed nodes once, without recursion."""
-    seen: set[int] = set()
-    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
-    while stack:
-        node, depth = stack.pop()
+class _Builder:
+    """Composed YAML nodes to LocDict, LocList and plain values, refusing on the way what
+    would blow up: an alias of a list or mapping (a 1 KB billion-laughs file expands to
+    gigabytes, a self-alias never ends), a merge key, nesting past MAX_DEPTH."""
+
+    def __init__(self, file: str, text: str) -> None:
+        self.file, self.text, self.ctor = file, text, _Constructor()
+        self.seen: set[int] = set()  # the lists and mappings built so far
+
+    def build(self, node: yaml.Node, depth: int = 1) -> Any:
         if isinstance(node, yaml.ScalarNode):
-            continue  # an alias of a plain value costs one value: allowed
-        if id(node) in seen:
-            raise _alias_error(text, file)
-        seen.add(id(node))
+            return self.scalar(node)  # an alias of a plain value costs one value: allowed
+        if id(node) in self.seen:
+            raise _alias_error(self.text, self.file)
+        self.seen.add(id(node))
         if depth > MAX_DEPTH:
             raise LedgerError(f"lists and mappings nest more than {MAX_DEPTH} levels deep here; "
                               "a claim file needs four (report file, claims, a claim, its "
-                              "values): check the brackets and the indentation", file,
+                              "values): check the brackets and the indentation", self.file,
                               _line(node))
-        if isinstance(node, yaml.MappingNode):
-            children: list[yaml.Node] = []
-            for knode, vnode in node.value:
-                if knode.tag == _MERGE:
-                    raise LedgerError("YAML merge keys (<<) are not supported; write the fields "
-                                      "out", file, _line(knode))
-                children += (knode, vnode)
-        else:
-            children = node.value
-        stack.extend((child, depth + 1) for child in reversed(children))
+        if isinstance(node, yaml.SequenceNode):
+            seq = LocList(self.build(n, depth + 1) for n in node.value)
+            seq.line, seq.item_lines = _line(node), [_line(n) for n in node.value]
+            return seq
+        file = self.file
+        out = LocDict()
+        out.line, out.key_lines, out.raw = _line(node), {}, {}
+        for knode, vnode in node.value:
+            if knode.tag == "tag:yaml.org,2002:merge":
+                raise LedgerError("YAML merge keys (<<) are not supported; write the fields out",
+                                  file, _line(knode))
+            key = self.build(knode, depth + 1)
+            if isinstance(key, (dict, list)):
+                raise LedgerError("a mapping key must be plain text", file, _line(knode))
+            key = _key_text(key)
+            if key in out:
+                raise LedgerError(
+                    f"duplicate key {key!r} (first on line {out.key_lines[key]}); keep one",
+                    file, _line(knode))
+            out[key] = self.build(vnode, depth + 1)
+            out.key_lines[key] = _line(knode)
+            if isinstance(vnode, yaml.ScalarNode):
+                out.raw[key] = vnode.value
+        return out
+
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        try:
+            value = self.ctor.construct_object(node)
+        except (ValueError, OverflowError) as e:  # 2025-13-45, an integer of 5,000 digits
+            shown = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+            why = str(e).split(";")[0]  # Python's own advice after ';' is not for the analyst
+            raise LedgerError(f"cannot read the value {shown!r} ({why}); quote it to keep it as "
+                              "text, or write a valid date or number", self.file,
+                              _line(node)) from None
+        if isinstance(value, (dt.date, dt.datetime)):
+            return value.isoformat()
+        return value
 
 
 def _alias_error(text: str, file: str) -> LedgerError:
@@ -89,40 +117,6 @@ def _alias_error(text: str, file: str) -> LedgerError:
                 "aliases of lists and mappings (a few lines of them can expand to billions of "
                 "values): write it out", file, ev.start_mark.line + 1)
     return LedgerError("a YAML alias repeats a list or mapping; write it out", file, 1)
-
-
-def _build(node: yaml.Node, file: str, ctor: _Constructor) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        out = LocDict()
-        out.line, out.key_lines, out.raw = _line(node), {}, {}
-        for knode, vnode in node.value:
-            key = _build(knode, file, ctor)
-            if isinstance(key, (dict, list)):
-                raise LedgerError("a mapping key must be plain text", file, _line(knode))
-            key = _key_text(key)
-            if key in out:
-                raise LedgerError(
-                    f"duplicate key {key!r} (first on line {out.key_lines[key]}); keep one",
-                    file, _line(knode))
-            out[key] = _build(vnode, file, ctor)
-            out.key_lines[key] = _line(knode)
-            if isinstance(vnode, yaml.ScalarNode):
-                out.raw[key] = vnode.value
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        seq = LocList(_build(n, file, ctor) for n in node.value)
-        seq.line, seq.item_lines = _line(node), [_line(n) for n in node.value]
-        return seq
-    try:
-        value = ctor.construct_object(node)
-    except (ValueError, OverflowError) as e:  # 2025-13-45, an integer of 5,000 digits
-        shown = node.value if len(node.value) <= 40 else node.value[:37] + "..."
-        why = str(e).split(";")[0]  # Python's own advice after ';' is not for the analyst
-        raise LedgerError(f"cannot read the value {shown!r} ({why}); quote it to keep it as text, "
-                          "or write a valid date or number", file, _line(node)) from None
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    return value
 
 
 def _key_text(key: Any) -> str:
@@ -161,9 +155,8 @@ def load_yaml(path: Path) -> Any:
         raise LedgerError("more than one YAML document (---) in a report file; keep one", file, 1)
     if not docs or docs[0] is None:
         return None
-    _check_tree(docs[0], file, text)
     try:
-        return _build(docs[0], file, _Constructor())
+        return _Builder(file, text).build(docs[0])
     except yaml.constructor.ConstructorError as e:
         mark = e.problem_mark or e.context_mark
         raise LedgerError(f"YAML error: {e.problem}", file, (mark.line + 1) if mark else 1) from None
