@@ -60,6 +60,8 @@ def _r(x: float) -> float:
 
 def evidence_records(v: Verification, crops: dict[str, list[tuple[int, str]]]) -> Iterator[dict]:
     """One record per claim, sorted by report then id (the spec's fields)."""
+    from reportgen.pdf.crops import SCALE, crop_scales
+
     claims = sorted(v.ledger.claims.values(), key=lambda c: (c.report, c.id))
     for c in claims:
         r = v.results.get(c.id)
@@ -76,6 +78,9 @@ def evidence_records(v: Verification, crops: dict[str, list[tuple[int, str]]]) -
                         "anchorMethod": a.method if a else None, "sha256": sha,
                         "verified_at": v.verified_at, "crop": cs[0] if cs else None,
                         "crops": cs})
+            scales = crop_scales(a) if a and cs else {}
+            if scales:  # a crop too large at scale 2: pixels per point, one per crop
+                rec["cropScale"] = [scales.get(p, SCALE) for p, _ in crops[c.id]]
             if c.values:
                 rec["values"] = dict(c.values)
         elif isinstance(c, Calc):
