@@ -40,17 +40,14 @@ def default_cache_dir(out: Path) -> Path:
 
 
 def site_pdf_names(v: Verification) -> dict[str, str]:
-    """doc id -> file name under pdfs/: the PDF's own name, prefixed by the doc id when two
-    documents share a name."""
-    by_name: dict[str, list[str]] = {}
-    for did, d in v.ledger.documents.items():
-        by_name.setdefault(d.path.name, []).append(did)
-    out = {}
-    for did, d in v.ledger.documents.items():
-        name = d.path.name if len(by_name[d.path.name]) == 1 else f"{did}-{d.path.name}"
-        if not name.lower().endswith(".pdf"):
-            name += ".pdf"
-        out[did] = name
+    """doc id -> file name under pdfs/: `<doc id>.pdf`. File names are not unique (`a.pdf`
+    and `a` both became a.pdf, `A.PDF` is a.pdf on macOS); ids are, and one that differs
+    from another only in case gets `~2`, `~3` (`~` is outside the id alphabet)."""
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for did in sorted(v.ledger.documents):
+        n = seen[did.casefold()] = seen.get(did.casefold(), 0) + 1
+        out[did] = f"{did}.pdf" if n == 1 else f"{did}~{n}.pdf"
     return out
 
 
