@@ -467,15 +467,19 @@ def _no_spool(path: Path, e: OSError) -> DocumentError:
 
 def _open_checked(path: Path, source: _Bytes) -> pymupdf.Document:
     """MuPDF's document over exactly the bytes read; refuse encrypted and empty files."""
+    spool = os.fspath(source.spool) if source.spool is not None else None
     try:
-        if source.data is not None:
+        if spool is None:
             doc = pymupdf.open(stream=source.data, filetype="pdf")
         else:
-            doc = pymupdf.open(os.fspath(source.spool), filetype="pdf")
+            doc = pymupdf.open(spool, filetype="pdf")
         count = doc.page_count  # MuPDF checks the page tree's /Count here
     except Exception as e:  # MuPDF raises several types for unreadable files
+        why = mupdf_message(e)
+        if spool is not None:  # the private copy's name means nothing to the reader
+            why = why.replace(spool, path.name)
         raise DocumentError(
-            f"cannot be read as a PDF ({mupdf_message(e)}); the file is "
+            f"cannot be read as a PDF ({why}); the file is "
             "damaged: download or export it again", path) from e
     finally:
         source.unlink()  # MuPDF keeps its own handle; the copy's name goes at once

@@ -237,7 +237,13 @@ def test_hardening_09_a_page_of_too_many_characters_is_refused(tmp_path):
                      "the 100,000 a page may have", r.stderr), r.stderr
 
 
-def test_hardening_09_a_file_above_the_memory_limit_is_read_from_a_private_copy(tmp_path):
+def test_hardening_09_a_file_above_the_memory_limit_is_read_from_a_private_copy(
+        tmp_path, monkeypatch):
+    import tempfile
+
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))  # TMPDIR, for this test
     data = F.text_pdf([QUOTE])
     pdf = tmp_path / "a.pdf"
     pdf.write_bytes(data)
@@ -254,6 +260,13 @@ def test_hardening_09_a_file_above_the_memory_limit_is_read_from_a_private_copy(
     assert kept == tmp_path / "store" / f"{ds.sha256('a')}.pdf"
     assert kept.read_bytes() == checked
     ds.close()
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(b"%PDF-1.7\n" + bytes(4000))
+    with pytest.raises(DocumentError) as ei:
+        open_pdf(bad, in_memory_max=100)
+    assert ei.value.message.startswith("cannot be read as a PDF (")
+    assert str(spool) not in ei.value.message
+    assert list(spool.iterdir()) == []  # no private copy outlives its document
 
 
 # ---- the class that held: damaged and malicious files give a message, exit 1 -------
