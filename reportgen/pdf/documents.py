@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import BinaryIO
 
 import pymupdf
 
@@ -403,7 +404,7 @@ def read_pdf(path: Path, pin: str | None = None, in_memory_max: int = IN_MEMORY_
     return source
 
 
-def _open_regular(path: Path):
+def _open_regular(path: Path) -> tuple[BinaryIO, int]:
     """(binary file object, size) of a regular file; never blocks on a pipe."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -424,7 +425,7 @@ def _open_regular(path: Path):
     return os.fdopen(fd, "rb"), st.st_size
 
 
-def _spool(f, path: Path, first: bytes) -> _Bytes:
+def _spool(f: BinaryIO, path: Path, first: bytes) -> _Bytes:
     """The rest of `read_pdf` for a large file: copied, while hashed, to a private file."""
     h = hashlib.sha256()
     try:
@@ -518,7 +519,7 @@ def _too_large(path: Path, size: int) -> DocumentError:
 
 def is_limit(e: BaseException) -> bool:
     """True for MuPDF refusing work past one of its limits (FzErrorLimit and kin)."""
-    return type(e).__name__ in ("FzErrorLimit", "FzErrorTrylater") or "code=5:" in str(e)
+    return type(e).__name__ == "FzErrorLimit" or str(e).startswith("code=5:")
 
 
 def mupdf_message(e: BaseException) -> str:
