@@ -60,9 +60,9 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
         from reportgen.build import EarlyCrops, default_cache_dir
         from reportgen.pipeline import verify
 
-        # With several processes, each renders the crops of the documents it checks (with
-        # one, the crops are rendered while the helper writes the HTML instead).
-        early = EarlyCrops(default_cache_dir(Path(out))) if jobs > 1 else None
+        # Each process keeps the bytes of the documents it checks and renders their crops
+        # from them, so nothing reads a document's path after it was checked.
+        early = EarlyCrops(default_cache_dir(Path(out)))
         try:
             v = verify(lpaths, allow_outside=allow_outside, jobs=jobs, after_doc=early)
         except ReportgenError as e:
@@ -84,7 +84,7 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
 
         try:
             s = publish(v, Path(out), tpl, jobs, helper=helper, on_swapped=record,
-                        prerendered=early.rendered if early is not None else 0)
+                        prerendered=early.rendered)
         except ReportgenError as e:
             fail(e)
     finally:
