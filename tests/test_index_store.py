@@ -76,8 +76,9 @@ def test_older_schema_is_rebuilt_with_a_message(tmp_path: Path) -> None:
     claims = ledger_with_two_docs(tmp_path)
     db = tmp_path / ".reportgen" / "index.sqlite"
     db.parent.mkdir()
-    con = sqlite3.connect(db)
+    con = sqlite3.connect(db)  # an index of ours (application id) of an older schema
     con.execute("CREATE TABLE chunks(x)")
+    con.execute(f"PRAGMA application_id={store.APPLICATION_ID}")
     con.execute("PRAGMA user_version=0")
     con.commit()
     con.close()
@@ -89,6 +90,7 @@ def test_older_schema_is_rebuilt_with_a_message(tmp_path: Path) -> None:
 def test_find_refuses_a_store_of_another_version(tmp_path: Path) -> None:
     db = tmp_path / "old.sqlite"
     con = sqlite3.connect(db)
+    con.execute(f"PRAGMA application_id={store.APPLICATION_ID}")
     con.execute("PRAGMA user_version=99")
     con.close()
     with pytest.raises(IndexVersionError, match="run `reportgen index claims`"):

@@ -270,60 +270,72 @@ def _prepare_vectors(con, embedder) -> bool:
 def index_paths(paths: Sequence[Path], db: Path | None = None, *, embedder=None,
                 allow_outside: bool = False,
                 progress: Callable[[str, int, int], None] | None = None,
-                workers: int | None = None) -> IndexSummary:
+                workers: int | None = None,
+                busy_timeout: float = store.BUSY_TIMEOUT) -> IndexSummary:
     """Index the documents named by `paths` into the store at `db` (default beside the
     ledger). `progress(doc_id, done, total)` is called per document. Documents are read
-    in `workers` processes (default: the CPU count, at most 4)."""
+    in `workers` processes (default: the CPU count, at most 4). A write lock held by
+    another process is waited for `busy_timeout` seconds."""
     paths = [Path(p) for p in paths] or [Path("claims")]
     specs = resolve_documents(paths, allow_outside)
+    hint = " ".join(str(p) for p in paths) + (f" --db {db}" if db else "")
     db = Path(db) if db else store.default_db(paths)
-    con, rebuilt_from = store.open_for_write(db, extensions=embedder is not None)
-    summary = IndexSummary(db=db, rebuilt_from=rebuilt_from)
+    con, rebuilt_from = store.open_for_write(db, extensions=embedder is not None,
+                                             busy_timeout=busy_timeout)
     try:
-        reembed = _prepare_vectors(con, embedder)
-        df = store.DfDelta(con)
-        stored = {r[0]: (r[1], r[2]) for r in con.execute("SELECT id, sha256, path FROM documents")}
-        wanted = {s.id for s in specs}
-        for doc in sorted(set(stored) - wanted):
-            store.delete_doc(con, doc, df)
-            summary.removed.append(doc)
-        con.commit()
-        todo = []
-        for s in specs:
-            digest = sha256_file(s.path) if s.path.is_file() else None
-            old = stored.get(s.id)
-            if old is not None and old == (digest, str(s.path)):
-                summary.unchanged.append(s.id)
-            else:
-                todo.append((s, digest, old is not None))
-        total = len(todo)
-        if workers is None:
-            workers = min(os.cpu_count() or 1, 4)
-        for n, ((s, digest, existed), (pages, parts)) in enumerate(
-                zip(todo, _prepared(todo, workers))):
-            if progress:
-                progress(s.id, n, total)
-            store.delete_doc(con, s.id, df)
-            _write_doc(con, s, digest or "", pages, parts, embedder, df)
-            con.commit()
-            summary.pages_indexed += pages
-            (summary.changed if existed else summary.added).append(s.id)
-        if progress:
-            progress("", total, total)
-        df.flush()
-        if reembed:
-            rows = con.execute(
-                "SELECT id, text FROM chunks WHERE id NOT IN (SELECT rowid FROM vec_chunks)"
-            ).fetchall()
-            from reportgen.index.channels import write_vectors
-
-            for i in range(0, len(rows), 256):
-                part = rows[i:i + 256]
-                write_vectors(con, embedder, [r[0] for r in part], [r[1] for r in part])
-            con.commit()
-        _fill_totals(con, summary)
+        return _index(con, db, specs, rebuilt_from, embedder, progress, workers)
+    except store.db_errors() as e:
+        raise store.db_error(e, db, hint) from e
     finally:
         con.close()
+
+
+def _index(con, db: Path, specs: list[DocSpec], rebuilt_from: int | None, embedder,
+           progress, workers: int | None) -> IndexSummary:
+    """Bring the open store in line with `specs`; the caller closes `con`."""
+    summary = IndexSummary(db=db, rebuilt_from=rebuilt_from)
+    reembed = _prepare_vectors(con, embedder)
+    df = store.DfDelta(con)
+    stored = {r[0]: (r[1], r[2]) for r in con.execute("SELECT id, sha256, path FROM documents")}
+    wanted = {s.id for s in specs}
+    for doc in sorted(set(stored) - wanted):
+        store.delete_doc(con, doc, df)
+        summary.removed.append(doc)
+    con.commit()
+    todo = []
+    for s in specs:
+        digest = sha256_file(s.path) if s.path.is_file() else None
+        old = stored.get(s.id)
+        if old is not None and old == (digest, str(s.path)):
+            summary.unchanged.append(s.id)
+        else:
+            todo.append((s, digest, old is not None))
+    total = len(todo)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 4)
+    for n, ((s, digest, existed), (pages, parts)) in enumerate(
+            zip(todo, _prepared(todo, workers))):
+        if progress:
+            progress(s.id, n, total)
+        store.delete_doc(con, s.id, df)
+        _write_doc(con, s, digest or "", pages, parts, embedder, df)
+        con.commit()
+        summary.pages_indexed += pages
+        (summary.changed if existed else summary.added).append(s.id)
+    if progress:
+        progress("", total, total)
+    df.flush()
+    if reembed:
+        rows = con.execute(
+            "SELECT id, text FROM chunks WHERE id NOT IN (SELECT rowid FROM vec_chunks)"
+        ).fetchall()
+        from reportgen.index.channels import write_vectors
+
+        for i in range(0, len(rows), 256):
+            part = rows[i:i + 256]
+            write_vectors(con, embedder, [r[0] for r in part], [r[1] for r in part])
+        con.commit()
+    _fill_totals(con, summary)
     return summary
 
 

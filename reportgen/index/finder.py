@@ -107,6 +107,8 @@ def search(db: Path, query: str, *, doc: str | None = None, k: int = 5, embedder
             ranks = {channel: ranks.get(channel, [])}
         fused = rrf(ranks)[:k]
         return [_hit(con, n, f, query, docs) for n, f in enumerate(fused, start=1)]
+    except store.db_errors() as e:
+        raise store.db_error(e, Path(db), hint) from e
     finally:
         con.close()
 
@@ -364,6 +366,8 @@ def stub_quote(db: Path, hit: Hit, query: str) -> tuple[str, str] | None:
         row = con.execute("SELECT block_first, block_last FROM chunks WHERE id=?",
                           (hit.chunk,)).fetchone()
         ranked = ranked_evidence(con, hit.doc, hit.evidence.page, row[0], row[1], query)
+    except store.db_errors() as e:
+        raise store.db_error(e, Path(db)) from e
     finally:
         con.close()
     quotes = [e.text for e in ranked[:12] if len(_WS_RE.sub("", e.text)) >= 4]
