@@ -229,7 +229,7 @@ def test_hardening_12_a_report_file_whose_basis_lives_in_another_report_is_index
     (claims / "R1.yaml").write_text(
         "report:\n  id: R1\n  title: One\nclaims:\n"
         "  - id: r1-1\n    kind: inference\n    statement: Built on the other report.\n"
-        "    basis: [r2-1]\n", "utf-8")
+        "    basis: [r2-1]\n    confidence: 0.6\n    note: Read from R2.\n", "utf-8")
     (claims / "R2.yaml").write_text(
         "report:\n  id: R2\n  title: Two\nclaims:\n"
         "  - id: r2-1\n    kind: fact\n    statement: The warning.\n    doc: alpha\n"
