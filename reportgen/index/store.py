@@ -316,12 +316,16 @@ def db_errors() -> tuple[type[BaseException], ...]:
 
 
 def db_error(e: BaseException, path: Path, hint: str = "claims") -> IndexError_:
-    """A typed error for what SQLite said about our store: busy, or damaged."""
+    """A typed error for what SQLite said about our store: busy, not writable, or damaged."""
     msg = " ".join(str(e).split()) or type(e).__name__
     if "locked" in msg or "busy" in msg:
         return IndexBusyError(
             "another process is writing the index; wait until it has finished, then run "
             "the command again", file=path)
+    if any(w in msg for w in ("readonly", "unable to open", "disk is full", "I/O error")):
+        return IndexInputError(
+            f"cannot use the index ({msg}); check the permissions of the file and its "
+            "folder and the free space, or choose another --db", file=path)
     return IndexDamagedError(
         f"the evidence index is damaged ({msg}); delete it (with its -wal and -shm files) "
         f"and run `reportgen index {hint}` to build it again", file=path)
