@@ -61,7 +61,7 @@ class _Progress:
 
 @click.command("index")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--db", type=click.Path(dir_okay=False),
+@click.option("--db", type=click.Path(),
               help="The index file [default: .reportgen/index.sqlite beside the ledger folder].")
 @click.option("--allow-outside", is_flag=True,
               help="Let document paths resolve outside the ledger's workspace.")

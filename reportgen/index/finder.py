@@ -121,6 +121,8 @@ def search(db: Path, query: str, *, doc: str | None = None, k: int = 5, embedder
             ranks = {channel: ranks.get(channel, [])}
         fused = rrf(ranks)[:k]
         return [_hit(con, n, f, query, docs) for n, f in enumerate(fused, start=1)]
+    except store.db_errors() as e:
+        raise store.db_error(e, Path(db), hint) from e
     finally:
         con.close()
 
@@ -400,6 +402,8 @@ def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[st
         ranked = ranked_evidence(con, hit.doc, hit.evidence.page, row[0], row[1], query)
         (indexed_sha,) = con.execute("SELECT sha256 FROM documents WHERE id=?",
                                      (hit.doc,)).fetchone()
+    except store.db_errors() as e:
+        raise store.db_error(e, Path(db)) from e
     finally:
         con.close()
     _check_unchanged(hit.path, indexed_sha, hint)

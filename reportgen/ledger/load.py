@@ -348,8 +348,11 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     return path.parent, files
 
 
-def load_ledger(paths: Sequence[Path], allow_outside: bool = False) -> Ledger:
-    """Read every claim file named by `paths`; raises LedgerErrors listing every problem."""
+def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
+                cross_check: bool = True) -> Ledger:
+    """Read every claim file named by `paths`; raises LedgerErrors listing every problem.
+    `cross_check=False` skips the checks between claims (the evidence index needs only
+    the documents, and a report file read alone may cite another report's claims)."""
     loader = _Loader(allow_outside)
     loader._jsonl = []
     roots: list[tuple[Path, Path]] = []
@@ -376,7 +379,8 @@ def load_ledger(paths: Sequence[Path], allow_outside: bool = False) -> Ledger:
     if not loader.reports and not loader.col.problems:
         loader.col.add("no report files found (a report file has a `report:` block)",
                        str(roots[0][0]) if roots else "claims", None)
-    loader.cross_check()
+    if cross_check:
+        loader.cross_check()
     if loader.col.problems:
         raise LedgerErrors(loader.col.problems)
     root, workspace = roots[0]
