@@ -227,16 +227,12 @@ def _last_run(page: PageText, order: str, level: str, skip: frozenset[int]) -> _
 # ---- matching ------------------------------------------------------------------------
 
 
-def _find(q: str, key: _Key, need_cross: int | None = None) -> list[int] | None:
-    """Key positions of the first occurrence of q (skipping optional hyphens if any).
+def _occurrences(q: str, key: _Key, need_cross: int | None = None) -> Iterator[list[int]]:
+    """Key positions of each occurrence of q in turn, first to last (skipping optional
+    hyphens if any).
 
     With need_cross, only an occurrence that starts before and ends after that position counts.
     """
-    return next(_occurrences(q, key, need_cross), None)
-
-
-def _occurrences(q: str, key: _Key, need_cross: int | None = None) -> Iterator[list[int]]:
-    """Key positions of each occurrence of q in turn, first to last (see `_find`)."""
     text = key.text
     if not key.optional:
         start = text.find(q)
