@@ -364,8 +364,8 @@ def _covered(page: PageText, line: int, idxs: set[int]) -> bool:
 
 
 def _within(ln: TextLine, lo: float, hi: float) -> bool:
-    """The line stands within the columns [lo, hi] (its middle does)."""
-    return lo <= (ln.bbox[0] + ln.bbox[2]) / 2 <= hi
+    """The line stands (at least partly) within the columns [lo, hi]."""
+    return ln.bbox[0] < hi - 0.5 and ln.bbox[2] > lo + 0.5
 
 
 def _row_text(seg: tuple[TextLine, ...], lo: float, hi: float, limit: int = 80) -> str:

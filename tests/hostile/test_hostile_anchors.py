@@ -81,6 +81,24 @@ def test_hardening_08_partial_rows_joined_miss(quote):
     assert r.message.startswith("the quote joins two table rows on p.36 (row ")
 
 
+# The two tables of p.36 as a reader reads them, row by row (customers, then suppliers).
+P36_ROWS = [[" ".join(P36.lines[i].text.split()) for i in range(a, a + 4)]
+            for first in (11, 47) for a in range(first, first + 28, 4)]
+
+
+@pytest.mark.parametrize("k", range(len(P36_ROWS) - 1))
+def test_hardening_08_on_the_sample_tables_each_row_hits_and_each_join_misses(k):
+    if k == 6:  # the customers' total row, then (further down) the suppliers' header
+        return
+    row, nxt = P36_ROWS[k], P36_ROWS[k + 1]
+    assert match_page(" ".join(row), P36) is not None
+    assert match_page(" ".join(row + nxt), P36) is not None
+    assert match_page(" ".join(row + nxt[:-1]), P36) is None  # the next row but its last cell
+    join = f"{row[-1]} {nxt[0]} {nxt[1]}"  # the last figure of a row, the next row's label
+    assert match_page(join, P36) is None
+    assert anchors.table_row_join(join, P36)[:2] == (" ".join(row), " ".join(nxt))
+
+
 # A hand-made page: a title, a table of three columns with a header, and prose under it.
 CW, LH, PITCH = 5.0, 10.0, 14.0
 TABLE = [
