@@ -184,11 +184,10 @@ def json_line(rec: dict) -> str:
 
 
 def _shown(filename) -> str:
-    """A file name for a message, cut short when it is absurdly long."""
+    """A file name for a message (display_path cuts an absurdly long one short)."""
     from reportgen.errors import display_path
 
-    name = display_path(os.fsdecode(filename))
-    return name if len(name) <= 120 else f"{name[:100]}... ({len(name)} characters)"
+    return display_path(os.fsdecode(filename))
 
 
 def run() -> None:
