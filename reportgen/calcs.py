@@ -6,27 +6,49 @@ import ast
 import math
 import operator
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass, field
+from decimal import (ROUND_HALF_EVEN, Context, Decimal, DecimalException, DivisionByZero,
+                     InvalidOperation, Overflow, localcontext)
 
-_BINOPS: dict[type, Callable[[float, float], float]] = {
+# Formulas run in decimal, on the numbers as written: 60 digits while computing, the result
+# kept to 50, so x / 3 * 3 is x again and a tolerance of 0 means equal, with no float slack.
+_WORK = Context(prec=60, rounding=ROUND_HALF_EVEN, Emax=999_999, Emin=-999_999,
+                traps=[InvalidOperation, DivisionByZero, Overflow])
+_KEEP = Context(prec=50, rounding=ROUND_HALF_EVEN, Emax=999_999, Emin=-999_999,
+                traps=[InvalidOperation, Overflow])
+# Claim numbers are floats when loaded, so nothing a formula compares with is larger.
+_LARGEST = Decimal(sys.float_info.max)
+ROUND_DIGITS = 30
+_ROUND_HINT = (f"round() takes a whole number of decimals from -{ROUND_DIGITS} to {ROUND_DIGITS}, "
+               "e.g. round(x, 2)")
+
+_BINOPS: dict[type, Callable[[Decimal, Decimal], Decimal]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
 }
-_UNARY: dict[type, Callable[[float], float]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type, Callable[[Decimal], Decimal]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 
-def _round(x: float, nd: float = 0) -> float:
-    if nd != int(nd):
-        raise FormulaError("round() takes a whole number of decimals")
-    return float(round(x, int(nd)))
+def _round(x: Decimal, nd: Decimal = Decimal(0)) -> Decimal:
+    """Python's round (half to even), on the decimal value rather than its binary neighbour."""
+    if not _whole_digits(nd):
+        raise FormulaError(_ROUND_HINT)
+    try:
+        return x.quantize(Decimal(1).scaleb(-int(nd)), rounding=ROUND_HALF_EVEN)
+    except InvalidOperation:  # more places than the working precision: x is its own rounding
+        return x
 
 
-def _sum(*args: float) -> float:
-    return math.fsum(args)
+def _whole_digits(nd: Decimal) -> bool:
+    return nd == nd.to_integral_value() and abs(nd) <= ROUND_DIGITS
 
 
-_FUNCS: dict[str, Callable[..., float]] = {
+def _sum(*args: Decimal) -> Decimal:
+    return sum(args, Decimal(0))
+
+
+_FUNCS: dict[str, Callable[..., Decimal]] = {
     "abs": abs, "min": min, "max": max, "round": _round, "sum": _sum,
 }
 _REF_START = re.compile(r"[A-Za-z0-9]")
@@ -44,6 +66,8 @@ class Formula:
     text: str
     refs: tuple[tuple[str, str], ...]  # (claim id, value name) in order of appearance
     tree: ast.Expression
+    # each number constant of the tree (by node id) as written, e.g. 0.1 exactly
+    numbers: dict[int, Decimal] = field(default_factory=dict, compare=False)
 
 
 def parse(text: str, known_ids: Iterable[str]) -> Formula:
@@ -70,25 +94,65 @@ def parse(text: str, known_ids: Iterable[str]) -> Formula:
         if tok is None or (tok.end() < n and text[tok.end()] in "._-" and
                            not _NUMBER.fullmatch(tok.group(0) + text[tok.end()])):
             cid = word.rsplit(".", 1)[0] if "." in word else word
-            raise FormulaError(f"unknown claim id {cid!r} in formula {text!r}; references are "
-                               "written claim-id.value, separated from operators by spaces")
+            raise FormulaError(f"unknown claim id {cid!r} in formula {_show(text)}; references "
+                               "are written claim-id.value, separated from operators by spaces")
         out.append(tok.group(0))
         i = tok.end()
-    src = "".join(out)
+    src = "".join(out).strip()
     try:
-        tree = ast.parse(src.strip(), mode="eval")
-    except SyntaxError:
-        raise FormulaError(f"cannot parse formula {text!r}; use numbers, claim-id.value, "
-                           "+ - * /, parentheses and abs min max round sum") from None
+        tree = ast.parse(src, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        if isinstance(e, (SyntaxError, ValueError)):
+            raise FormulaError(f"cannot parse formula {_show(text)}; use numbers, claim-id.value,"
+                               " + - * /, parentheses and abs min max round sum") from None
+        raise FormulaError(f"formula {_show(text)} is too long or too deeply nested to parse; "
+                           "split it into several calcs") from None
+    numbers: dict[int, Decimal] = {}
     for node in ast.walk(tree):
         _check_node(node, text, len(refs))
+        if isinstance(node, ast.Constant):
+            numbers[id(node)] = _number(node, src)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "round":
+            _check_round(node, src)
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and (node.id in _FUNCS) != (id(node) in called):
-            raise FormulaError(f"formula {text!r}: {node.id if node.id in _FUNCS else 'a value'}"
-                               " used as a function or a function used as a value; write "
-                               "abs(x), min(a, b), round(x, 2)")
-    return Formula(text, tuple(refs), tree)
+            what = node.id if node.id in _FUNCS else "a value"
+            raise FormulaError(f"formula {_show(text)}: {what} used as a function or a function "
+                               "used as a value; write abs(x), min(a, b), round(x, 2)")
+    return Formula(text, tuple(refs), tree, numbers)
+
+
+def _show(text: str) -> str:
+    """A formula in a message, cut short so one message stays one line."""
+    return repr(text) if len(text) <= 80 else repr(text[:77] + "...")
+
+
+def _number(node: ast.Constant, src: str) -> Decimal:
+    """A constant as written (0.1 is one tenth, not its binary neighbour), within float range."""
+    written = ast.get_source_segment(src, node) or repr(node.value)
+    try:
+        d = Decimal(written.replace("_", ""))
+    except InvalidOperation:
+        d = Decimal(repr(node.value))
+    if not d.is_finite() or abs(d) > _LARGEST:
+        shown = written if len(written) <= 40 else written[:37] + "..."
+        raise FormulaError(f"formula holds the number {shown}, larger than any number a claim "
+                           "can hold (about 1.8e308); write a smaller number")
+    return d
+
+
+def _check_round(node: ast.Call, src: str) -> None:
+    """round(x, 2): a constant number of decimals is checked here, so the error has a line."""
+    if len(node.args) != 2:
+        return
+    nd: ast.AST = node.args[1]
+    sign = 1
+    while isinstance(nd, ast.UnaryOp) and isinstance(nd.op, (ast.USub, ast.UAdd)):
+        sign = -sign if isinstance(nd.op, ast.USub) else sign
+        nd = nd.operand
+    if isinstance(nd, ast.Constant) and not _whole_digits(sign * _number(nd, src)):
+        raise FormulaError(_ROUND_HINT)
 
 
 def _split_ref(word: str, ids: set[str]) -> tuple[str, str, int] | None:
@@ -110,77 +174,138 @@ def _check_node(node: ast.AST, text: str, nrefs: int) -> None:
     allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Call,
                ast.Load, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.USub, ast.UAdd)
     if not isinstance(node, allowed):
-        raise FormulaError(f"formula {text!r} uses {type(node).__name__}, which is not allowed; "
-                           "use numbers, claim-id.value, + - * /, parentheses and "
+        raise FormulaError(f"formula {_show(text)} uses {type(node).__name__}, which is not "
+                           "allowed; use numbers, claim-id.value, + - * /, parentheses and "
                            "abs min max round sum")
     if isinstance(node, ast.Constant) and (
             isinstance(node.value, bool) or not isinstance(node.value, (int, float))):
-        raise FormulaError(f"formula {text!r} holds a constant that is not a number")
+        raise FormulaError(f"formula {_show(text)} holds a constant that is not a number")
     if isinstance(node, ast.Name):
         ok = node.id in _FUNCS or (node.id.startswith("__ref") and node.id[5:].isdigit()
                                    and int(node.id[5:]) < nrefs)
         if not ok:
-            raise FormulaError(f"unknown name {node.id!r} in formula {text!r}; "
+            raise FormulaError(f"unknown name {node.id!r} in formula {_show(text)}; "
                                "references are written claim-id.value")
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCS or node.keywords:
-            raise FormulaError(f"formula {text!r} calls something other than "
+            raise FormulaError(f"formula {_show(text)} calls something other than "
                                "abs, min, max, round or sum")
 
 
-def evaluate(f: Formula, values: Mapping[tuple[str, str], float]) -> float:
-    """Compute the formula; raises FormulaError for a missing value or a division by zero."""
+def evaluate_exact(f: Formula, values: Mapping[tuple[str, str], Decimal]) -> Decimal:
+    """Compute the formula in decimal, without recursion (2,000 terms or 990 signs just work);
+    raises FormulaError for a missing value, a division by zero or an unbounded result."""
+    try:
+        with localcontext(_WORK):
+            result = _run(f, values)
+        result = _KEEP.plus(result)
+    except DecimalException:
+        raise FormulaError(f"{_show(f.text)} does not give a finite number") from None
+    if abs(result) > _LARGEST:
+        raise FormulaError(f"{_show(f.text)} does not give a finite number")
+    return result
 
-    def ev(node: ast.AST) -> float:
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
+
+def _run(f: Formula, values: Mapping[tuple[str, str], Decimal]) -> Decimal:
+    """Post-order over the tree with an explicit stack: operands first, then their operator."""
+    out: list[Decimal] = []
+    todo: list[tuple[ast.AST, bool]] = [(f.tree.body, False)]
+    while todo:
+        node, ready = todo.pop()
         if isinstance(node, ast.Constant):
-            return float(node.value)
+            out.append(f.numbers[id(node)])
+            continue
         if isinstance(node, ast.Name):
             ref = f.refs[int(node.id[5:])]
             if ref not in values:
                 raise FormulaError(f"{ref[0]} has no value {ref[1]!r}")
-            return float(values[ref])
-        if isinstance(node, ast.BinOp):
-            a, b = ev(node.left), ev(node.right)
-            if isinstance(node.op, ast.Div) and b == 0:
-                raise FormulaError(f"division by zero in {f.text!r}")
-            return _BINOPS[type(node.op)](a, b)
-        if isinstance(node, ast.UnaryOp):
-            return _UNARY[type(node.op)](ev(node.operand))
-        if isinstance(node, ast.Call):
-            assert isinstance(node.func, ast.Name)
-            args = [ev(a) for a in node.args]
-            if not args:
-                raise FormulaError(f"{node.func.id}() needs arguments in {f.text!r}")
-            try:
-                return float(_FUNCS[node.func.id](*args))
-            except TypeError:
-                raise FormulaError(f"wrong arguments to {node.func.id}() in {f.text!r}") from None
-        raise FormulaError(f"cannot evaluate {type(node).__name__}")  # pragma: no cover
+            out.append(values[ref])
+            continue
+        kids = _operands(node)
+        if not ready:
+            todo.append((node, True))
+            todo.extend((k, False) for k in reversed(kids))
+            continue
+        args = out[len(out) - len(kids):]
+        del out[len(out) - len(kids):]
+        out.append(_apply(node, args, f.text))
+    return out[0]
 
-    result = ev(f.tree)
-    if not math.isfinite(result):
-        raise FormulaError(f"{f.text!r} does not give a finite number")
-    return result
+
+def _operands(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.Call):
+        return list(node.args)
+    raise FormulaError(f"cannot evaluate {type(node).__name__}")  # pragma: no cover
+
+
+def _apply(node: ast.AST, args: list[Decimal], text: str) -> Decimal:
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Div) and args[1] == 0:
+            raise FormulaError(f"division by zero in {_show(text)}")
+        return _BINOPS[type(node.op)](args[0], args[1])
+    if isinstance(node, ast.UnaryOp):
+        return _UNARY[type(node.op)](args[0])
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    if not args:
+        raise FormulaError(f"{node.func.id}() needs arguments in {_show(text)}")
+    try:
+        return _FUNCS[node.func.id](*args)
+    except TypeError:
+        raise FormulaError(f"wrong arguments to {node.func.id}() in {_show(text)}") from None
+
+
+def evaluate(f: Formula, values: Mapping[tuple[str, str], float]) -> float:
+    """evaluate_exact for float values (each taken as its shortest decimal form)."""
+    return float(evaluate_exact(f, {k: exact(v) for k, v in values.items()}))
+
+
+def exact(value: float, written: str | None = None) -> Decimal:
+    """A claim's number as the analyst wrote it ("2.870", "6_928.5"), else the float's own
+    shortest form; an integer is exact as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    if written is not None:
+        try:
+            d = Decimal(written.strip().replace("_", ""))
+        except InvalidOperation:
+            d = None
+        if d is not None and d.is_finite() and float(d) == value:
+            return d
+    return Decimal(repr(float(value)))
+
+
+def half_last_place(result_text: str) -> Decimal:
+    """The default tolerance: half a unit in the last decimal place as written, 2.87 -> 0.005."""
+    try:
+        d = Decimal(result_text.strip().replace("_", ""))
+    except InvalidOperation:
+        return Decimal("0.5")
+    exp = d.as_tuple().exponent
+    return Decimal(5).scaleb(exp - 1) if isinstance(exp, int) and exp < 0 else Decimal("0.5")
 
 
 def default_tolerance(result_text: str) -> float:
-    """Half a unit in the last decimal place of the result as written: 2.87 -> 0.005."""
-    try:
-        d = Decimal(result_text.strip())
-    except InvalidOperation:
-        return 0.5
-    exp = d.as_tuple().exponent
-    return 0.5 * 10.0 ** (exp if isinstance(exp, int) and exp < 0 else 0)
+    """half_last_place as a float, for display."""
+    return float(half_last_place(result_text))
 
 
-def within(computed: float, result: float, tolerance: float) -> bool:
-    """Compare with a little float slack so 2.865 against 2.87 +/- 0.005 is not lost to binary."""
-    return abs(computed - result) <= tolerance + 1e-9 * max(1.0, abs(result))
+def within(computed: Decimal | float, result: Decimal | float,
+           tolerance: Decimal | float) -> bool:
+    """|computed - result| <= tolerance, exactly: no slack beyond the stated tolerance."""
+    def dec(x: Decimal | float) -> Decimal:
+        return x if isinstance(x, Decimal) else exact(x)
+
+    with localcontext(_WORK):
+        return abs(dec(computed) - dec(result)) <= dec(tolerance)
 
 
 def fmt(x: float) -> str:
     """Numbers in messages and JSON: four decimals are enough to see a rounding slip."""
+    if not math.isfinite(x):
+        return repr(x)
     r = round(x, 4)
     return str(int(r)) if r == int(r) and abs(r) < 1e15 else repr(r)

@@ -9,6 +9,8 @@ from collections.abc import Iterable
 def display_path(path: str | os.PathLike[str]) -> str:
     """Paths in messages are relative to the working directory when they lie below it."""
     p = os.fspath(path)
+    if len(p) > 200:  # a name too long for the system: enough of it to recognise
+        return f"{p[:100]}... ({len(p)} characters)"
     try:
         rel = os.path.relpath(p)
     except ValueError:

@@ -47,6 +47,11 @@ class Fact(_ClaimBase):
     quote: str
     values: tuple[tuple[str, float], ...] = ()
     kind: Literal["fact"] = "fact"
+    value_texts: tuple[str, ...] = ()  # each value as written ("2.870"), for exact checks
+
+    def __post_init__(self) -> None:
+        if len(self.value_texts) != len(self.values):  # built in code: the floats' own forms
+            object.__setattr__(self, "value_texts", tuple(repr(v) for _, v in self.values))
 
     @property
     def basis(self) -> tuple[str, ...]:
@@ -61,6 +66,7 @@ class Calc(_ClaimBase):
     result_text: str  # the result as written, for the default tolerance
     tolerance: float | None
     kind: Literal["calc"] = "calc"
+    tolerance_text: str | None = None  # the tolerance as written, compared exactly
 
 
 @dataclass(frozen=True)

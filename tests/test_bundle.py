@@ -63,7 +63,7 @@ def test_bundle_of_a_site_holds_pdfs_html_crops_evidence(tmp_path):
         assert zf.testzip() is None
         zf.extractall(tmp_path / "unpacked")
     rel = {n[len(PREFIX):] for n in names}
-    assert {"index.html", "S1.html", "S1.standalone.html", "evidence.jsonl", "pdfs/report.pdf",
+    assert {"index.html", "S1.html", "S1.standalone.html", "evidence.jsonl", "pdfs/d1.pdf",
             "anchors/f1.png", "anchors/f3~p4.png", "assets/site.css", "assets/site.js"} <= rel
     assert names == sorted(names) and all(n.startswith(PREFIX) for n in names)
     root = tmp_path / "unpacked" / PREFIX.rstrip("/")

@@ -62,6 +62,23 @@ def test_parallel_and_serial_builds_agree(tmp_path: Path) -> None:
     assert sqlite3.connect(a.db).execute(q).fetchall() == sqlite3.connect(b.db).execute(q).fetchall()
 
 
+def test_a_long_pdf_read_by_workers_agrees_with_a_serial_read(tmp_path: Path) -> None:
+    """Page tasks of one PDF spread over worker processes (each opening it once) store
+    what one process reading it whole stores."""
+    pages = [[f"Item {i}. Section {i}", f"Revenue of segment {i} grew by {i}.5% this year."]
+             for i in range(build.RANGE_PAGES * 2 + 5)]
+    pdf = make_pdf(tmp_path / "long.pdf", pages)
+    dumps = []
+    for workers in (1, 2):
+        s = build.index_paths([pdf], tmp_path / f"w{workers}.sqlite", workers=workers)
+        con = sqlite3.connect(s.db)
+        dumps.append([con.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+                      for t in ("documents", "blocks", "sections", "chunks", "vocab")])
+        con.close()
+    assert dumps[0] == dumps[1]
+    assert dumps[0][0][0][4] == len(pages)
+
+
 def test_chunks_record_page_bbox_and_method(tmp_path: Path) -> None:
     claims = ledger_with_two_docs(tmp_path)
     s = build.index_paths([claims])
@@ -76,8 +93,9 @@ def test_older_schema_is_rebuilt_with_a_message(tmp_path: Path) -> None:
     claims = ledger_with_two_docs(tmp_path)
     db = tmp_path / ".reportgen" / "index.sqlite"
     db.parent.mkdir()
-    con = sqlite3.connect(db)
+    con = sqlite3.connect(db)  # an index of ours (application id) of an older schema
     con.execute("CREATE TABLE chunks(x)")
+    con.execute(f"PRAGMA application_id={store.APPLICATION_ID}")
     con.execute("PRAGMA user_version=0")
     con.commit()
     con.close()
@@ -89,6 +107,7 @@ def test_older_schema_is_rebuilt_with_a_message(tmp_path: Path) -> None:
 def test_find_refuses_a_store_of_another_version(tmp_path: Path) -> None:
     db = tmp_path / "old.sqlite"
     con = sqlite3.connect(db)
+    con.execute(f"PRAGMA application_id={store.APPLICATION_ID}")
     con.execute("PRAGMA user_version=99")
     con.close()
     with pytest.raises(IndexVersionError, match="run `reportgen index claims`"):

@@ -32,7 +32,7 @@ def html(site, name="S1.html") -> str:
 def test_files(site):
     out, stats, _ = site
     for f in ("index.html", "S1.html", "S1.standalone.html", "anchors/f1.png", "anchors/f2.png",
-              "anchors/f3.png", "anchors/f3~p4.png", "pdfs/report.pdf", "evidence.jsonl",
+              "anchors/f3.png", "anchors/f3~p4.png", "pdfs/d1.pdf", "evidence.jsonl",
               "reportgen-bundle.zip", "assets/site.css", "assets/site.js"):
         assert (out / f).is_file(), f
     assert stats.crops == 4 and stats.crops_rendered == 4 and stats.reports == 1
@@ -73,7 +73,7 @@ def test_fact_dialog_contents(site):
     assert f'<code title="{sha}">{sha[:12]}</code>' in d
     assert "The top five suppliers held 14.59% of purchases." in d
     assert "2025-01-01T00:00:00Z" in d and ">exact<" in d
-    assert 'href="pdfs/report.pdf#page=1"' in d
+    assert 'href="pdfs/d1.pdf#page=1"' in d
     d3 = h.split('id="ev-f3"', 1)[1].split("</dialog>", 1)[0]
     assert 'src="anchors/f3.png"' in d3 and 'src="anchors/f3~p4.png"' in d3
     assert "page 3 to 4" in d3
@@ -136,7 +136,7 @@ def test_index_lists_reports_and_inputs(site):
     h = html(site, "index.html")
     _, _, v = site
     assert 'href="S1.html"' in h and v.sha256["d1"] in h and "Sample annual report" in h
-    assert 'href="pdfs/report.pdf"' in h
+    assert '<a href="pdfs/d1.pdf">report.pdf</a>' in h  # published by id, shown by name
     row = h.split('href="S1.html"', 1)[1].split("</tr>", 1)[0]
     assert re.findall(r'<td class="num[^"]*">(\d+)</td>', row) == ["3", "3", "1", "1", "2", "1"]
 

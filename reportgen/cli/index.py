@@ -6,7 +6,7 @@ the commands, so `reportgen --help` stays fast.
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 from pathlib import Path
 
@@ -61,7 +61,7 @@ class _Progress:
 
 @click.command("index")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--db", type=click.Path(dir_okay=False),
+@click.option("--db", type=click.Path(),
               help="The index file [default: .reportgen/index.sqlite beside the ledger folder].")
 @click.option("--allow-outside", is_flag=True,
               help="Let document paths resolve outside the ledger's workspace.")
@@ -121,6 +121,11 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
 
     if as_json and stub:
         raise click.UsageError("--json and --stub do not go together")
+    if path is not None and not os.path.exists(path):  # not a silent fall back to ./
+        from reportgen.index.errors import IndexInputError
+
+        _fail(IndexInputError(f"{path}: no such file or folder" if path else
+                              "PATH is empty; name a ledger folder, report file or PDF"))
     k = k or (1 if stub else 5)
     dbp = Path(db) if db else default_db([Path(_hint(path))])
     hint = _hint(path) + (f" --db {db}" if db else "")
@@ -132,7 +137,7 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
         if stub:
             out = []
             for n, h in enumerate(hits, start=1):
-                q = S.stub_quote(dbp, h, query)
+                q = S.stub_quote(dbp, h, query, hint=hint)
                 if q is None:
                     click.echo(f"# result {n} ({h.doc} p.{h.evidence.page}): no sentence of it "
                                "is found on its page by the anchor rule; skipped", err=True)
@@ -145,8 +150,10 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
     except ReportgenError as e:
         _fail(e)
     if as_json:
+        from reportgen.cli import json_line
+
         for h in hits:
-            click.echo(json.dumps(h.record(), ensure_ascii=False))
+            click.echo(json_line(h.record()))
         return
     tty = sys.stdout.isatty()
     open_, close = ("\x1b[1m", "\x1b[0m") if tty else ("[", "]")

@@ -13,9 +13,11 @@ from pathlib import Path
 
 from reportgen.index import store
 from reportgen.index.chunking import chunk_blocks
+from reportgen.errors import DocumentError
 from reportgen.index.errors import EmbedderError, IndexInputError
 from reportgen.index.tokens import both_tokens
-from reportgen.pdf.blocks import page_count, read_range, sha256_file
+from reportgen.pdf.blocks import page_blocks, sha256_file
+from reportgen.pdf.documents import open_pdf
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ def _ledger_documents(path: Path, allow_outside: bool) -> list[DocSpec]:
     except ImportError:
         load_ledger = None
     if load_ledger is not None:
-        led = load_ledger([path], allow_outside=allow_outside)
+        # only the documents are indexed: claims citing another report's claims are fine
+        led = load_ledger([path], allow_outside=allow_outside, cross_check=False)
         return [DocSpec(d.id, Path(d.path), d.title or d.id) for d in led.documents.values()]
     return _yaml_documents(path)
 
@@ -163,11 +166,49 @@ def prepare_part(blocks, text_pages: int = 0) -> Part:
         {"ngram": store.count_df(ngrams), "unigram": store.count_df(unigrams)})
 
 
-def _read_part(args: tuple[DocSpec, int, int]) -> Part:
+# The PDF whose pages this process is reading: (path, sha256, MuPDF document). Its page
+# tasks share it, so a file is read, hashed and parsed once per process and run, not once
+# per task (re-opening per 48-page task made a 100,000-page PDF take minutes).
+_current: tuple[Path, str, object] | None = None
+
+
+def _document(spec: DocSpec, sha256: str | None = None):
+    """(MuPDF document, sha256) of `spec`'s PDF, opened once per process while its pages
+    are read; given `sha256`, the file read must still have that digest."""
+    global _current
+    if _current is not None and _current[0] == spec.path and sha256 in (None, _current[1]):
+        return _current[2], _current[1]
+    _release()
+    try:
+        doc, sha = open_pdf(spec.path)  # the verifier's opener: same refusals, same words
+    except DocumentError as e:
+        raise DocumentError(f"document {spec.id}: {e.message}", file=spec.path) from None
+    if sha256 is not None and sha != sha256:
+        doc.close()
+        raise DocumentError(f"document {spec.id} changed while it was being indexed; run "
+                            "`reportgen index` again", file=spec.path)
+    _current = (spec.path, sha, doc)
+    return doc, sha
+
+
+def _release() -> None:
+    global _current
+    if _current is not None:
+        _current[2].close()
+        _current = None
+
+
+def _read_part(args: tuple[DocSpec, str, int, int]) -> Part:
     """Read, chunk and tokenise pages start..end-1 of a document (in a worker process).
     Sections restart at a part's first page; chunks never cross pages anyway."""
-    spec, start, end = args
-    blocks, text_pages = read_range(spec.path, spec.id, start, end)
+    spec, sha256, start, end = args
+    doc, _ = _document(spec, sha256)
+    blocks: list = []
+    text_pages = 0
+    for i in range(start, min(end, doc.page_count)):
+        bl = page_blocks(doc[i], spec.id, i + 1, len(blocks))
+        text_pages += bool(bl)
+        blocks.extend(bl)
     return prepare_part(blocks, text_pages)
 
 
@@ -221,32 +262,41 @@ def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Sequence[Part
     return nblocks, nchunks, text_pages
 
 
-def _prepared(todo: list[tuple[DocSpec, str | None, bool]], workers: int):
-    """(pages, parts) of each document in `todo`, in order; the pages are read in
-    `workers` processes when there is more than one task."""
-    tasks: list[tuple[DocSpec, int, int]] = []
-    counts = []
-    for s, _d, _e in todo:
-        n = page_count(s.path, s.id)
-        counts.append(n)
-        tasks.extend((s, a, min(a + RANGE_PAGES, n)) for a in range(0, n, RANGE_PAGES))
-    if workers <= 1 or len(tasks) < 2:
-        results = map(_read_part, tasks)
-        yield from _group(todo, counts, results)
-        return
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as ex:
-        yield from _group(todo, counts, ex.map(_read_part, tasks))
+def _tasks(spec: DocSpec, sha256: str, pages: int) -> list[tuple[DocSpec, str, int, int]]:
+    return [(spec, sha256, a, min(a + RANGE_PAGES, pages)) for a in range(0, pages, RANGE_PAGES)]
 
 
-def _group(todo, counts, results):
-    it = iter(results)
-    for (_s, _d, _e), n in zip(todo, counts):
-        k = (n + RANGE_PAGES - 1) // RANGE_PAGES
-        yield n, [next(it) for _ in range(k)]
+def _count(spec: DocSpec) -> tuple[int, str]:
+    doc, sha = _document(spec)
+    return doc.page_count, sha
+
+
+def _prepared(todo: list[DocSpec], workers: int):
+    """(pages, sha256, parts) of each document in `todo`, in order. The pages are read in
+    `workers` processes when there is more than one task; each process opens a document
+    once and its tasks share it."""
+    try:
+        if workers > 1:
+            counts = [_count(s) for s in todo]  # one open each, for the page count
+            tasks = [t for s, (n, sha) in zip(todo, counts) for t in _tasks(s, sha, n)]
+            if len(tasks) > 1:
+                _release()  # a MuPDF document does not cross processes: workers open their own
+                import multiprocessing as mp
+                from concurrent.futures import ProcessPoolExecutor
+
+                ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+                with ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
+                                         mp_context=ctx) as ex:
+                    it = ex.map(_read_part, tasks)
+                    for n, sha in counts:
+                        yield n, sha, [next(it) for _ in range(-(-n // RANGE_PAGES))]
+                return
+        for s in todo:
+            doc, sha = _document(s)
+            n = doc.page_count
+            yield n, sha, [_read_part(t) for t in _tasks(s, sha, n)]
+    finally:
+        _release()
 
 
 def _prepare_vectors(con, embedder) -> bool:
@@ -270,60 +320,72 @@ def _prepare_vectors(con, embedder) -> bool:
 def index_paths(paths: Sequence[Path], db: Path | None = None, *, embedder=None,
                 allow_outside: bool = False,
                 progress: Callable[[str, int, int], None] | None = None,
-                workers: int | None = None) -> IndexSummary:
+                workers: int | None = None,
+                busy_timeout: float = store.BUSY_TIMEOUT) -> IndexSummary:
     """Index the documents named by `paths` into the store at `db` (default beside the
     ledger). `progress(doc_id, done, total)` is called per document. Documents are read
-    in `workers` processes (default: the CPU count, at most 4)."""
+    in `workers` processes (default: the CPU count, at most 4). A write lock held by
+    another process is waited for `busy_timeout` seconds."""
     paths = [Path(p) for p in paths] or [Path("claims")]
     specs = resolve_documents(paths, allow_outside)
+    hint = " ".join(str(p) for p in paths) + (f" --db {db}" if db else "")
     db = Path(db) if db else store.default_db(paths)
-    con, rebuilt_from = store.open_for_write(db, extensions=embedder is not None)
-    summary = IndexSummary(db=db, rebuilt_from=rebuilt_from)
+    con, rebuilt_from = store.open_for_write(db, extensions=embedder is not None,
+                                             busy_timeout=busy_timeout)
     try:
-        reembed = _prepare_vectors(con, embedder)
-        df = store.DfDelta(con)
-        stored = {r[0]: (r[1], r[2]) for r in con.execute("SELECT id, sha256, path FROM documents")}
-        wanted = {s.id for s in specs}
-        for doc in sorted(set(stored) - wanted):
-            store.delete_doc(con, doc, df)
-            summary.removed.append(doc)
-        con.commit()
-        todo = []
-        for s in specs:
-            digest = sha256_file(s.path) if s.path.is_file() else None
-            old = stored.get(s.id)
-            if old is not None and old == (digest, str(s.path)):
-                summary.unchanged.append(s.id)
-            else:
-                todo.append((s, digest, old is not None))
-        total = len(todo)
-        if workers is None:
-            workers = min(os.cpu_count() or 1, 4)
-        for n, ((s, digest, existed), (pages, parts)) in enumerate(
-                zip(todo, _prepared(todo, workers))):
-            if progress:
-                progress(s.id, n, total)
-            store.delete_doc(con, s.id, df)
-            _write_doc(con, s, digest or "", pages, parts, embedder, df)
-            con.commit()
-            summary.pages_indexed += pages
-            (summary.changed if existed else summary.added).append(s.id)
-        if progress:
-            progress("", total, total)
-        df.flush()
-        if reembed:
-            rows = con.execute(
-                "SELECT id, text FROM chunks WHERE id NOT IN (SELECT rowid FROM vec_chunks)"
-            ).fetchall()
-            from reportgen.index.channels import write_vectors
-
-            for i in range(0, len(rows), 256):
-                part = rows[i:i + 256]
-                write_vectors(con, embedder, [r[0] for r in part], [r[1] for r in part])
-            con.commit()
-        _fill_totals(con, summary)
+        return _index(con, db, specs, rebuilt_from, embedder, progress, workers)
+    except store.db_errors() as e:
+        raise store.db_error(e, db, hint) from e
     finally:
         con.close()
+
+
+def _index(con, db: Path, specs: list[DocSpec], rebuilt_from: int | None, embedder,
+           progress, workers: int | None) -> IndexSummary:
+    """Bring the open store in line with `specs`; the caller closes `con`."""
+    summary = IndexSummary(db=db, rebuilt_from=rebuilt_from)
+    reembed = _prepare_vectors(con, embedder)
+    df = store.DfDelta(con)
+    stored = {r[0]: (r[1], r[2]) for r in con.execute("SELECT id, sha256, path FROM documents")}
+    wanted = {s.id for s in specs}
+    for doc in sorted(set(stored) - wanted):
+        store.delete_doc(con, doc, df)
+        summary.removed.append(doc)
+    con.commit()
+    todo = []
+    for s in specs:
+        old = stored.get(s.id)
+        if (old is not None and old[1] == str(s.path) and s.path.is_file()
+                and sha256_file(s.path) == old[0]):
+            summary.unchanged.append(s.id)
+        else:
+            todo.append((s, old is not None))
+    total = len(todo)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 4)
+    for n, ((s, existed), (pages, digest, parts)) in enumerate(
+            zip(todo, _prepared([t[0] for t in todo], workers))):
+        if progress:
+            progress(s.id, n, total)
+        store.delete_doc(con, s.id, df)
+        _write_doc(con, s, digest, pages, parts, embedder, df)
+        con.commit()
+        summary.pages_indexed += pages
+        (summary.changed if existed else summary.added).append(s.id)
+    if progress:
+        progress("", total, total)
+    df.flush()
+    if reembed:
+        rows = con.execute(
+            "SELECT id, text FROM chunks WHERE id NOT IN (SELECT rowid FROM vec_chunks)"
+        ).fetchall()
+        from reportgen.index.channels import write_vectors
+
+        for i in range(0, len(rows), 256):
+            part = rows[i:i + 256]
+            write_vectors(con, embedder, [r[0] for r in part], [r[1] for r in part])
+        con.commit()
+    _fill_totals(con, summary)
     return summary
 
 

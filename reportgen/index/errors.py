@@ -31,3 +31,11 @@ class IndexInputError(IndexError_):
 
 class EmbedderError(IndexError_):
     """The vector channel was asked for but cannot run (no embedder, dimension clash)."""
+
+
+class IndexDamagedError(IndexError_):
+    """A store of ours that SQLite cannot read any more (truncated, overwritten)."""
+
+
+class IndexBusyError(IndexError_):
+    """Another process holds the store's write lock beyond the busy timeout."""

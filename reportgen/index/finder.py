@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,8 @@ from reportgen.index import channels, store
 from reportgen.index.errors import QueryError, UnknownDocumentError
 from reportgen.index.chunking import _HEADING_RE
 from reportgen.index.fusion import rrf
-from reportgen.index.tokens import ngram_tokens, normalize, query_terms, unigram_tokens
+from reportgen.index.tokens import (is_cjk, ngram_tokens, normalize, query_terms,
+                                    unigram_tokens)
 from reportgen.model import BBox
 
 CANDIDATES = 100  # per channel, before fusion
@@ -85,11 +87,23 @@ def rankings(con, query: str, doc: str | None = None, embedder=None,
     return out
 
 
+def open_index(db: Path, extensions: bool = False, hint: str = "claims"):
+    """`store.open_for_read`, with a file that is not an SQLite database (`--db` naming
+    some other file) reported as such rather than as SQLite's DatabaseError."""
+    from reportgen.index.errors import IndexInputError
+
+    try:
+        return store.open_for_read(db, extensions=extensions, hint=hint)
+    except store.sqlite_module(extensions).DatabaseError as e:
+        raise IndexInputError(f"not an evidence index ({e}); give --db the file that "
+                              "`reportgen index` wrote", file=db) from e
+
+
 def search(db: Path, query: str, *, doc: str | None = None, k: int = 5, embedder=None,
            hint: str = "claims", channel: str | None = None) -> list[Hit]:
     """The top `k` chunks for `query`, fused over the channels (or only `channel`)."""
     check_query(query)
-    con = store.open_for_read(Path(db), extensions=embedder is not None, hint=hint)
+    con = open_index(Path(db), extensions=embedder is not None, hint=hint)
     try:
         docs = documents(con)
         if doc is not None:
@@ -107,6 +121,8 @@ def search(db: Path, query: str, *, doc: str | None = None, k: int = 5, embedder
             ranks = {channel: ranks.get(channel, [])}
         fused = rrf(ranks)[:k]
         return [_hit(con, n, f, query, docs) for n, f in enumerate(fused, start=1)]
+    except store.db_errors() as e:
+        raise store.db_error(e, Path(db), hint) from e
     finally:
         con.close()
 
@@ -282,19 +298,38 @@ def ranked_evidence(con, doc: str, page: int, bf: int, bl: int, query: str) -> l
 # ---- marking and stubs ------------------------------------------------------------------
 
 
+def folded(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """`normalize(text)`, and for each of its characters the span of `text` it came from.
+
+    Case folding and NFKC change lengths (U+0130 lower-cases to two characters, U+FB01
+    is "fi"), so each character is folded with the combining marks that follow it, and
+    what it folds to points back at it: a match in the folded text marks the original."""
+    out: list[str] = []
+    owner: list[tuple[int, int]] = []
+    i = 0
+    while i < len(text):
+        j = i + 1
+        while j < len(text) and unicodedata.combining(text[j]):
+            j += 1
+        f = normalize(text[i:j])
+        out.append(f)
+        same = len(f) == j - i
+        owner.extend([(k, k + 1) for k in range(i, j)] if same else [(i, j)] * len(f))
+        i = j
+    return "".join(out), owner
+
+
 def mark_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
     """Character spans of `text` that match the query: every occurrence of a word or number
     term, and of every bigram of a CJK term (a lone character stands for itself)."""
-    low = normalize(text)
-    if len(low) != len(text):  # NFKC changed the length: match on the lower-cased text
-        low = text.lower()
+    low, owner = folded(text)
     mask = [False] * len(text)
     for t in terms:
-        pieces = [t] if (t.isascii() or len(t) < 2) else [t[i:i + 2] for i in range(len(t) - 1)]
+        pieces = [t] if not is_cjk(t) or len(t) < 2 else [t[i:i + 2] for i in range(len(t) - 1)]
         for p in pieces:
-            start = low.find(p)
+            start = low.find(p) if p else -1
             while start >= 0:
-                for i in range(start, start + len(p)):
+                for i in range(owner[start][0], owner[start + len(p) - 1][1]):
                     mask[i] = True
                 start = low.find(p, start + 1)
     spans = []
@@ -356,18 +391,37 @@ def quote_on_page(path: str, page: int, quotes: Sequence[str]) -> tuple[str, str
         doc.close()
 
 
-def stub_quote(db: Path, hit: Hit, query: str) -> tuple[str, str] | None:
+def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[str, str] | None:
     """(quote, method) for a fact stub: the best evidence of the hit that the anchor rule
-    finds on its page, trying the ranked sentences and rows in order."""
-    con = store.open_for_read(Path(db))
+    finds on its page, trying the ranked sentences and rows in order. The PDF must still
+    be the indexed file: a stub quoting text the file no longer holds would be stale."""
+    con = open_index(Path(db), hint=hint)
     try:
         row = con.execute("SELECT block_first, block_last FROM chunks WHERE id=?",
                           (hit.chunk,)).fetchone()
         ranked = ranked_evidence(con, hit.doc, hit.evidence.page, row[0], row[1], query)
+        (indexed_sha,) = con.execute("SELECT sha256 FROM documents WHERE id=?",
+                                     (hit.doc,)).fetchone()
+    except store.db_errors() as e:
+        raise store.db_error(e, Path(db)) from e
     finally:
         con.close()
+    _check_unchanged(hit.path, indexed_sha, hint)
     quotes = [e.text for e in ranked[:12] if len(_WS_RE.sub("", e.text)) >= 4]
     return quote_on_page(hit.path, hit.evidence.page, quotes) if quotes else None
+
+
+def _check_unchanged(path: str, indexed_sha: str, hint: str) -> None:
+    """A DocumentError unless the file at `path` is the one that was indexed."""
+    from reportgen.errors import DocumentError
+    from reportgen.pdf.blocks import sha256_file
+
+    if not Path(path).is_file():
+        raise DocumentError(f"the indexed file is gone: {path}; run `reportgen index` again")
+    if sha256_file(Path(path)) != indexed_sha:
+        raise DocumentError("the file changed since it was indexed (its SHA-256 is not the "
+                            "indexed one), so its text may not be what the index holds; run "
+                            f"`reportgen index {hint}` again", file=path)
 
 
 def yaml_str(s: str) -> str:

@@ -17,22 +17,35 @@ updates incrementally, and ranks with its built-in `bm25()` (k1=1.2, b=0.75): th
 of a Python library without holding every document's term counts in memory, and with
 the store, the index and the text in one file. `bench/index_bench.py` compares both.
 
-The schema version lives in `PRAGMA user_version`; a store of another version is
-rebuilt by `reportgen index` (it is a cache of the PDFs) and refused by `find`.
+A file is recognised as an index by its SQLite header alone, never by its table names:
+`PRAGMA application_id` is `APPLICATION_ID` and the schema version is `PRAGMA
+user_version`. The header is read with plain file calls before SQLite opens the file
+(SQLite may write to a file it opens, and blocks opening a FIFO), so anything else at the
+path (another application's database, an empty file, a device, a folder) is refused
+untouched. A new index is made under a temporary name and linked into place, so the path
+never holds a half-made file; an index of another version is rebuilt by `reportgen
+index` (it is a cache of the PDFs) and refused by `find`.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import stat
+import sys
+import tempfile
 from array import array
 from collections import Counter
-import os
 from pathlib import Path
 from types import ModuleType
 
-from reportgen.index.errors import IndexInputError, IndexMissingError, IndexVersionError
+from reportgen.index.errors import (IndexBusyError, IndexDamagedError, IndexError_,
+                                    IndexInputError, IndexMissingError, IndexVersionError)
 
 SCHEMA_VERSION = 1
+APPLICATION_ID = 0x52474958  # "RGIX" in the header: this file is reportgen's evidence index
+BUSY_TIMEOUT = 10.0  # seconds to wait for another process's write lock before giving up
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 FTS_TOKENIZE = "unicode61 remove_diacritics 0 tokenchars '.'"
 
 SCHEMA = f"""
@@ -116,68 +129,206 @@ def default_db(paths: list[Path]) -> Path:
     return folder.resolve().parent / ".reportgen" / "index.sqlite"
 
 
-def _connect(path: Path, extensions: bool):
+def _connect(path: Path, extensions: bool, busy_timeout: float = BUSY_TIMEOUT):
     mod = sqlite_module(extensions)
-    con = mod.connect(str(path))
+    con = mod.connect(str(path), timeout=busy_timeout)
     con.execute("PRAGMA foreign_keys=OFF")
     if extensions:
         load_vec(con)
     return con
 
 
-def open_for_write(path: Path, extensions: bool = False):
-    """(connection, rebuilt_from): creates the store, or rebuilds one of another version."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rebuilt_from = None
-    if path.exists():
-        con = _connect(path, extensions=False)
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _not_ours(path: Path, what: str, fix: str = "") -> IndexInputError:
+    fix = fix or ("reportgen writes and reads only its own index: choose another --db, or "
+                  "delete the file yourself if you are sure it is not needed")
+    return IndexInputError(f"{what}; {fix}", file=path)
+
+
+def _not_a_file(path: Path, mode: int) -> IndexInputError:
+    what = next((w for test, w in _KINDS if test(mode)), "not a regular file")
+    return _not_ours(path, f"is {what}, not an index file", "give --db the path of a file "
+                     "(a new index is created where nothing exists)")
+
+
+def probe(path: Path) -> int | None:
+    """The schema version of the index at `path`, None when nothing is there.
+
+    Anything else raises IndexInputError naming it. Read with plain file calls and never
+    by SQLite, which blocks opening a FIFO and may write to a database it opens."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise _not_ours(path, "is a symbolic link to nothing, not an index file") from None
+        return None
+    except OSError as e:
+        raise _not_ours(path, f"cannot be read ({e.strerror})", "choose another --db") from e
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_a_file(path, st.st_mode)
+    try:  # O_NONBLOCK: should a FIFO replace the file since the stat, opening it cannot hang
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        raise _not_ours(path, f"cannot be read ({e.strerror})", "choose another --db") from e
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_a_file(path, mode)
+        head = os.read(fd, 100)
+    finally:
+        os.close(fd)
+    if not head:
+        raise _not_ours(path, "is an empty file, not an evidence index",
+                        "reportgen creates its index only where no file exists: choose "
+                        "another --db, or delete the empty file yourself")
+    if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
+        raise _not_ours(path, "is not an evidence index (not an SQLite file)")
+    if int.from_bytes(head[68:72], "big", signed=True) != APPLICATION_ID:
+        raise _not_ours(path, "is not an evidence index (an SQLite database without "
+                              "reportgen's application id)",
+                        "reportgen writes and reads only its own index: choose another --db "
+                        "(an index written by an older reportgen: delete it and run "
+                        "`reportgen index` again)")
+    return int.from_bytes(head[60:64], "big", signed=True)
+
+
+def _journals(path: Path) -> list[Path]:
+    return [Path(str(path) + s) for s in ("-wal", "-journal", "-shm")]
+
+
+def _new_file(path: Path) -> Path:
+    """A complete empty index under a temporary name in `path`'s folder."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise IndexInputError(f"cannot create the index here ({e.strerror}); choose another "
+                              "--db", file=path) from e
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        con = _connect(tmp, extensions=False)
         try:
-            ver = con.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
-        except Exception:  # not a database at all
-            ver, tables = -1, None
+            con.executescript(SCHEMA + f"PRAGMA application_id={APPLICATION_ID};\n"
+                              f"PRAGMA user_version={SCHEMA_VERSION};\n")
         finally:
             con.close()
-        # the index is a cache and is rebuilt freely, but only a file that is one: an empty
-        # file, an empty database or one with the index's tables; never someone's other file
-        ours = path.stat().st_size == 0 or (tables is not None and (
-            not tables or bool(tables & {"meta", "chunks", "documents"})))
-        if ver != SCHEMA_VERSION and not ours:
-            what = "another SQLite database" if tables else "not an SQLite file"
-            raise IndexInputError(
-                f"{_show(path)} is not an evidence index ({what}); "
-                "reportgen index replaces only its own index: choose another --db, or delete "
-                "the file yourself")
-        if ver != SCHEMA_VERSION:
-            rebuilt_from = ver
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                p = Path(str(path) + suffix)
-                if p.exists():
-                    p.unlink()
-    con = _connect(path, extensions)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
-    if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-        con.executescript(SCHEMA)
-        con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        con.commit()
+    except BaseException:
+        for p in (tmp, *_journals(tmp)):
+            p.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _create(path: Path) -> bool:
+    """Make a new index at `path` where nothing is; False when another process made one
+    there first. A journal left without its database would be replayed into the new
+    index by SQLite, so it is refused."""
+    for j in _journals(path)[:2]:
+        if os.path.lexists(j):
+            raise _not_ours(j, f"is an SQLite journal without its database {path.name}",
+                            "it may hold someone's unsaved changes: delete it yourself if "
+                            "it is not needed, or choose another --db")
+    tmp = _new_file(path)
+    try:
+        os.link(tmp, path)  # fails when anything is at `path`: nothing is ever replaced
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links
+        if os.path.lexists(path):
+            return False
+        os.rename(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
+
+
+def _replace(path: Path, busy_timeout: float) -> None:
+    """Rebuild our index of another version in place, once no process is writing it."""
+    con = _connect(path, extensions=False, busy_timeout=busy_timeout)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.rollback()
+    except tuple(db_errors()) as e:
+        raise db_error(e, path) from e
+    finally:
+        con.close()
+    tmp = _new_file(path)
+    for j in _journals(path):
+        j.unlink(missing_ok=True)
+    os.replace(tmp, path)
+
+
+def open_for_write(path: Path, extensions: bool = False, busy_timeout: float = BUSY_TIMEOUT):
+    """(connection, rebuilt_from): opens our index, creates one where nothing is, or
+    rebuilds ours of another version; anything else at `path` is refused untouched."""
+    rebuilt_from = None
+    ver = probe(path)
+    while ver is None and not _create(path):
+        ver = probe(path)  # another process created it first: it must be an index too
+    if ver is not None and ver != SCHEMA_VERSION:
+        _replace(path, busy_timeout)
+        rebuilt_from = ver
+    con = _connect(path, extensions, busy_timeout)
+    try:
+        if con.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            raise _not_ours(path, "is not an evidence index (it changed while being opened)")
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+    except BaseException as e:
+        con.close()
+        if isinstance(e, tuple(db_errors())):
+            raise db_error(e, path) from e
+        raise
     return con, rebuilt_from
 
 
 def open_for_read(path: Path, extensions: bool = False, hint: str = "claims"):
     """A connection to an existing store of this version, else a typed error that says
     how to build it."""
-    if not path.is_file():
+    ver = probe(path)
+    if ver is None:
         raise IndexMissingError(
             f"no evidence index at {_show(path)}; run `reportgen index {hint}` first")
-    con = _connect(path, extensions)
-    ver = con.execute("PRAGMA user_version").fetchone()[0]
     if ver != SCHEMA_VERSION:
-        con.close()
         raise IndexVersionError(
             f"the evidence index at {_show(path)} has schema version {ver}, this reportgen "
             f"reads version {SCHEMA_VERSION}; run `reportgen index {hint}` to rebuild it")
-    return con
+    try:
+        return _connect(path, extensions)
+    except tuple(db_errors()) as e:
+        raise db_error(e, path, hint) from e
+
+
+def db_errors() -> tuple[type[BaseException], ...]:
+    """The DB-API error classes a store connection may raise (stdlib and sqlean)."""
+    import sqlite3
+
+    out: list[type[BaseException]] = [sqlite3.DatabaseError]
+    sqlean = sys.modules.get("sqlean")
+    if sqlean is not None:
+        out.append(sqlean.DatabaseError)
+    return tuple(out)
+
+
+def db_error(e: BaseException, path: Path, hint: str = "claims") -> IndexError_:
+    """A typed error for what SQLite said about our store: busy, not writable, or damaged."""
+    msg = " ".join(str(e).split()) or type(e).__name__
+    if "locked" in msg or "busy" in msg:
+        return IndexBusyError(
+            "another process is writing the index; wait until it has finished, then run "
+            "the command again", file=path)
+    if any(w in msg for w in ("readonly", "unable to open", "disk is full", "I/O error")):
+        return IndexInputError(
+            f"cannot use the index ({msg}); check the permissions of the file and its "
+            "folder and the free space, or choose another --db", file=path)
+    return IndexDamagedError(
+        f"the evidence index is damaged ({msg}); delete it (with its -wal and -shm files) "
+        f"and run `reportgen index {hint}` to build it again", file=path)
 
 
 def has_vectors(con) -> bool:

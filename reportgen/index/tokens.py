@@ -7,11 +7,12 @@ of the text, so a query such as 前五名供应商 matches without knowing where
 
 - `ngram_tokens`: bigrams and trigrams of every CJK run (a lone CJK character stands as
   itself), a number written against CJK characters counting as one character of the
-  run; for Latin script every word whole (lower case) plus its character trigrams when
-  it has four letters or more (so a misspelt or inflected name still shares most of its
+  run; for every other script (Latin, Greek, Cyrillic, Hebrew, Arabic, Devanagari, ...)
+  every word whole (lower case) plus its character trigrams when it has four letters or
+  more (so a misspelt or inflected name still shares most of its
   grams). Every number is also a token alone, thousands separators removed.
 - `unigram_tokens`: single CJK characters with the function characters removed
-  (的 了 和 是 在 及 与 等 and a few more), Latin words whole without English stopwords,
+  (的 了 和 是 在 及 与 等 and a few more), other words whole without English stopwords,
   numbers. Punctuation never becomes a token.
 
 Text is NFKC-normalised and lower-cased first, so full-width digits and letters and
@@ -24,11 +25,33 @@ import re
 import unicodedata
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\u3005"
+
+
+def _mark_ranges() -> str:
+    """A character class body of the combining marks (Unicode category M) of the scripts
+    written with them (Hebrew points, Arabic harakat, Indic vowel signs, Thai vowels, the
+    dot of a lower-cased U+0130) and of the combining blocks: part of a word, not a break."""
+    spans: list[list[int]] = []
+    for lo, hi in ((0x0300, 0x1100), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100),
+                   (0xFE20, 0xFE30)):
+        for c in range(lo, hi):
+            if unicodedata.category(chr(c))[0] == "M":
+                if spans and spans[-1][1] == c - 1:
+                    spans[-1][1] = c
+                else:
+                    spans.append([c, c])
+    return "".join(f"{chr(a)}-{chr(b)}" for a, b in spans)
+
+
+# A word is a run of letters of any script but the CJK ones (which are n-grammed instead),
+# with their combining marks: [^\W\d_] is "a letter" in `re`.
+_WORD = rf"(?:[^\W\d_{_CJK}][{_mark_ranges()}]*)+"
 _TOKEN_RE = re.compile(
     rf"(?P<cjk>[{_CJK}]+)"
     r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"|(?P<word>[a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+)"
+    rf"|(?P<word>{_WORD})"
 )
+_CJK_RE = re.compile(f"[{_CJK}]")
 
 FUNCTION_CHARS = frozenset("的了和是在及与等之其而或也并就都着把被呢吗啊")
 STOPWORDS = frozenset("""
@@ -40,6 +63,11 @@ was we were what when which who will with would you your not no yes do does did 
 
 def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
+
+
+def is_cjk(term: str) -> bool:
+    """A term of a CJK run (matched by its bigrams), not a word of another script."""
+    return _CJK_RE.match(term) is not None
 
 
 def _runs(text: str):

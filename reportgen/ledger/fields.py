@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import re
@@ -11,6 +12,7 @@ ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$"
 SHA_RE = re.compile(r"[0-9a-fA-F]{64}\Z")
 VALUE_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 KINDS = ("fact", "calc", "inference")
 
 # field -> (type, required). Types are checked by `check` and described by `_schema_of`.
@@ -40,7 +42,7 @@ WHAT = {
     "ids": "a list of ids, e.g. [s2-4, s2-5]",
     "ids1": "a non-empty list of ids, e.g. [s2-4, s2-5]",
     "strings": "a list of names",
-    "date": "a date such as 2025-01-01",
+    "date": "a whole ISO date YYYY-MM-DD, such as 2025-01-01",
     "kind": "one of fact, calc, inference",
     "unit": "a number from 0 to 1",
     "below1": "a number from 0 to below 1",
@@ -52,7 +54,24 @@ WHAT = {
 
 
 def is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    """A finite int or float; an integer too large for a float (10**400) is not one."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def is_date(v: Any) -> bool:
+    """A whole calendar date as YYYY-MM-DD: not 2025-02-30, not '2025-01-01<script>'."""
+    if not isinstance(v, str) or DATE_RE.match(v) is None:
+        return False
+    try:
+        dt.date.fromisoformat(v)
+    except ValueError:
+        return False
+    return True
 
 
 def as_id(v: Any) -> str | None:
@@ -79,7 +98,7 @@ def check(value: Any, kind: str) -> str | None:
     elif kind == "strings":
         ok = isinstance(value, list) and all(isinstance(x, str) and x.strip() for x in value)
     elif kind == "date":
-        ok = isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value) is not None
+        ok = is_date(value)
     elif kind == "kind":
         ok = value in KINDS
     elif kind == "unit":
@@ -110,7 +129,7 @@ def _schema_of(kind: str) -> dict[str, Any]:
         "ids": {"type": "array", "items": idref},
         "ids1": {"type": "array", "items": idref, "minItems": 1},
         "strings": {"type": "array", "items": {"type": "string", "pattern": r"\S"}},
-        "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}"},
+        "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "format": "date"},
         "kind": {"enum": list(KINDS)},
         "unit": {"type": "number", "minimum": 0, "maximum": 1},
         "below1": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},

@@ -142,11 +142,17 @@ class _Loader(CrossChecks):
                              f"outside the ledger's workspace {workspace}; move the PDF inside "
                              "it or pass --allow-outside", file, fline)
                 continue
-            if not resolved.exists():
+            try:
+                found, is_file = resolved.exists(), resolved.is_file()
+            except OSError as e:  # a name too long for the file system
+                self.col.add(f"document {did!r}: cannot open {show(spec['file'])} ({e.strerror});"
+                             " point `file:` at the PDF itself", file, fline)
+                continue
+            if not found:
                 self.col.add(f"document {did!r}: file not found: {spec['file']!r} (resolved to "
                              f"{resolved}); paths are relative to this file", file, fline)
                 continue
-            if not resolved.is_file():
+            if not is_file:
                 self.col.add(f"document {did!r}: {spec['file']!r} is not a file", file, fline)
                 continue
             sha = spec.get("sha256")
@@ -251,16 +257,21 @@ class _Loader(CrossChecks):
             self.bad_values.add(cid)
         claim: Claim
         if kind == "fact":
-            values = tuple((str(k), float(v)) for k, v in (c.get("values") or {}).items())
+            given = c.get("values") or {}
+            written = getattr(given, "raw", {})
             claim = Fact(**common, doc=F.as_id(c["doc"]) or "", page=int(c["page"]),
-                         quote=str(c["quote"]), values=values)
+                         quote=str(c["quote"]),
+                         values=tuple((str(k), float(v)) for k, v in given.items()),
+                         value_texts=tuple(str(written.get(k, v)) for k, v in given.items()))
         elif kind == "calc":
-            raw = getattr(c, "raw", {}).get("result", repr(c["result"]))
+            written = getattr(c, "raw", {})
+            tol = c.get("tolerance")
             claim = Calc(**common, basis=tuple(F.as_id(b) or "" for b in c["basis"]),
                          formula=str(c["formula"]), result=float(c["result"]),
-                         result_text=str(raw),
-                         tolerance=float(c["tolerance"]) if c.get("tolerance") is not None
-                         else None)
+                         result_text=str(written.get("result", repr(c["result"]))),
+                         tolerance=float(tol) if tol is not None else None,
+                         tolerance_text=str(written.get("tolerance", tol))
+                         if tol is not None else None)
         else:
             claim = Inference(**common, basis=tuple(F.as_id(b) or "" for b in c["basis"]))
         self.claims[cid] = claim
@@ -279,6 +290,12 @@ class _Loader(CrossChecks):
         if anchors and gap:
             self.col.add(f"edge {e['from']} -{e['relation']}-> {e['to']} has both anchors and a "
                          "gap; an anchored edge is proved, so keep one", file, line)
+            return
+        start, end = e.get("valid_from"), e.get("valid_to")
+        if start is not None and end is not None and end < start:  # whole ISO dates by now
+            self.col.add(f"edge {e['from']} -{e['relation']}-> {e['to']}: valid_to {end} is "
+                         f"before valid_from {start}; swap them or correct the dates", file,
+                         line_of(e, "valid_to", line))
             return
         draft["edges"].append(Edge(
             draft["id"], str(e["from"]).strip(), str(e["relation"]).strip(), str(e["to"]).strip(),
@@ -331,8 +348,11 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     return path.parent, files
 
 
-def load_ledger(paths: Sequence[Path], allow_outside: bool = False) -> Ledger:
-    """Read every claim file named by `paths`; raises LedgerErrors listing every problem."""
+def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
+                cross_check: bool = True) -> Ledger:
+    """Read every claim file named by `paths`; raises LedgerErrors listing every problem.
+    `cross_check=False` skips the checks between claims (the evidence index needs only
+    the documents, and a report file read alone may cite another report's claims)."""
     loader = _Loader(allow_outside)
     loader._jsonl = []
     roots: list[tuple[Path, Path]] = []
@@ -359,7 +379,8 @@ def load_ledger(paths: Sequence[Path], allow_outside: bool = False) -> Ledger:
     if not loader.reports and not loader.col.problems:
         loader.col.add("no report files found (a report file has a `report:` block)",
                        str(roots[0][0]) if roots else "claims", None)
-    loader.cross_check()
+    if cross_check:
+        loader.cross_check()
     if loader.col.problems:
         raise LedgerErrors(loader.col.problems)
     root, workspace = roots[0]

@@ -20,7 +20,11 @@ Dashes, minus signs, digits and punctuation are never folded into one another.
 
 Each level is tried over the reading orders of `reportgen.pdf.orders` (``stream``, the
 spec's content-stream rule, then ``columns`` and ``rows``); a match lies within one run of
-one order, so it never jumps between columns or rows a reader would not join.
+one order, so it never jumps between columns or rows a reader would not join. An occurrence
+that runs from one table row into the next without covering whole rows ("14.59% 2 明阳新能源":
+a figure of one row and the label of the next) is passed over for the next occurrence,
+order and level (`reportgen.pdf.orders.row_join`); `table_row_join` names the rows for the
+miss hint.
 
 `miss_hint` (in `reportgen.pdf.hints`, re-exported here) explains a miss.
 
@@ -33,12 +37,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from reportgen.model import Anchor, BBox
-from reportgen.pdf.orders import ORDERS, line_chars, runs
+from reportgen.pdf.orders import ORDERS, RowJoin, line_chars, row_join, runs
 from reportgen.pdf.text import PageText, union
 
 LEVELS = ("exact", "space", "nfkc", "hyphenation")
@@ -223,8 +227,9 @@ def _last_run(page: PageText, order: str, level: str, skip: frozenset[int]) -> _
 # ---- matching ------------------------------------------------------------------------
 
 
-def _find(q: str, key: _Key, need_cross: int | None = None) -> list[int] | None:
-    """Key positions of the first occurrence of q (skipping optional hyphens if any).
+def _occurrences(q: str, key: _Key, need_cross: int | None = None) -> Iterator[list[int]]:
+    """Key positions of each occurrence of q in turn, first to last (skipping optional
+    hyphens if any).
 
     With need_cross, only an occurrence that starts before and ends after that position counts.
     """
@@ -233,9 +238,9 @@ def _find(q: str, key: _Key, need_cross: int | None = None) -> list[int] | None:
         start = text.find(q)
         while start >= 0:
             if need_cross is None or (start < need_cross < start + len(q)):
-                return list(range(start, start + len(q)))
+                yield list(range(start, start + len(q)))
             start = text.find(q, start + 1)
-        return None
+        return
     first = q[0]
     start = text.find(first)
     n, m = len(text), len(q)
@@ -252,9 +257,8 @@ def _find(q: str, key: _Key, need_cross: int | None = None) -> list[int] | None:
             else:
                 break
         if j == m and (need_cross is None or (used[0] < need_cross <= used[-1])):
-            return used
+            yield used
         start = text.find(first, start + 1)
-    return None
 
 
 def _rects(page: PageText, idxs: list[int], pno: int) -> list[tuple[int, BBox]]:
@@ -293,22 +297,41 @@ def _method(level: str, *orders: str) -> str:
 
 def match_page(quote: str, page: PageText) -> Anchor | None:
     """The quote wholly on this page, by the first level and reading order that finds it."""
+    return _search_page(quote, page)[0]
+
+
+def _search_page(quote: str, page: PageText) -> tuple[Anchor | None, RowJoin | None]:
+    """The anchor on this page, else the first table-row join that kept an occurrence out.
+
+    Kept on the page, so the miss hint does not search again.
+    """
+    ck = ("search", quote)
+    got = page._cache.get(ck)
+    if got is None:
+        got = page._cache[ck] = _search_page_uncached(quote, page)
+    return got
+
+
+def _search_page_uncached(quote: str, page: PageText) -> tuple[Anchor | None, RowJoin | None]:
     if not page.has_text_layer:
-        return None
+        return None, None
+    join = None
     for level in LEVELS:
         q, _ = _fold_quote(quote, level)
         if not q:
-            return None
+            return None, None
         for order in ORDERS:
-            for key in (_whole(page, order, level),):
-                pos = _find(q, key)
-                if pos is None:
-                    continue
+            key = _whole(page, order, level)
+            for pos in _occurrences(q, key):
                 idxs = _dedupe(key.src[p] for p in pos)
+                bad = row_join(page, idxs)
+                if bad is not None:
+                    join = join or bad
+                    continue
                 rects = _rects(page, idxs, page.number)
                 return Anchor(page.number, page.number, union([b for _, b in rects]),
-                              _method(level, order), tuple(rects))
-    return None
+                              _method(level, order), tuple(rects)), None
+    return None, join
 
 
 def _digit_mask(s: str) -> str:
@@ -337,35 +360,44 @@ def running_lines(page: PageText, other: PageText) -> frozenset[int]:
 
 def match_across(quote: str, page: PageText, next_page: PageText) -> Anchor | None:
     """A quote that begins on `page` and ends on `next_page`, running heads/feet skipped."""
+    return _search_across(quote, page, next_page)[0]
+
+
+def _search_across(quote: str, page: PageText,
+                   next_page: PageText) -> tuple[Anchor | None, RowJoin | None]:
+    """The cross-page anchor, else the first table-row join that kept an occurrence out."""
     if not (page.has_text_layer and next_page.has_text_layer):
-        return None
+        return None, None
     # First skip the running heads and feet we can tell; then every line in the margins.
     skips = [(running_lines(page, next_page), running_lines(next_page, page)),
              (frozenset(ln.index for ln in page.lines if ln.band),
               frozenset(ln.index for ln in next_page.lines if ln.band))]
     combos = [("stream", "stream"), ("columns", "columns"),
               ("columns", "stream"), ("stream", "columns")]
+    join = None
     for level in LEVELS:
         q, _ = _fold_quote(quote, level)
         if not q:
-            return None
+            return None, None
         for (skip_a, skip_b), (oa, ob) in ((sk, c) for sk in skips for c in combos):
             ka = _last_run(page, oa, level, skip_a)
             kb = _first_run(next_page, ob, level, skip_b)
             if not ka.text or not kb.text:
                 continue
             joined = _Key(ka.text + kb.text, (), ka.optional | {p + len(ka.text) for p in kb.optional})
-            pos = _find(q, joined, need_cross=len(ka.text))
-            if pos is None:
-                continue
             na = len(ka.text)
-            ia = _dedupe(ka.src[p] for p in pos if p < na)
-            ib = _dedupe(kb.src[p - na] for p in pos if p >= na)
-            ra = _rects(page, ia, page.number)
-            rb = _rects(next_page, ib, next_page.number)
-            return Anchor(page.number, next_page.number, union([b for _, b in ra]),
-                          _method(level, oa, ob), tuple(ra + rb))
-    return None
+            for pos in _occurrences(q, joined, need_cross=na):
+                ia = _dedupe(ka.src[p] for p in pos if p < na)
+                ib = _dedupe(kb.src[p - na] for p in pos if p >= na)
+                bad = row_join(page, ia) or row_join(next_page, ib)
+                if bad is not None:
+                    join = join or bad
+                    continue
+                ra = _rects(page, ia, page.number)
+                rb = _rects(next_page, ib, next_page.number)
+                return Anchor(page.number, next_page.number, union([b for _, b in ra]),
+                              _method(level, oa, ob), tuple(ra + rb)), None
+    return None, join
 
 
 def match_quote(quote: str, page: PageText, next_page: PageText | None = None) -> Anchor | None:
@@ -374,6 +406,17 @@ def match_quote(quote: str, page: PageText, next_page: PageText | None = None) -
     if hit is None and next_page is not None:
         hit = match_across(quote, page, next_page)
     return hit
+
+
+def table_row_join(quote: str, page: PageText,
+                   next_page: PageText | None = None) -> RowJoin | None:
+    """For a quote that misses: the two table rows it would join, when that alone kept it out."""
+    hit, join = _search_page(quote, page)
+    if hit is not None:
+        return None
+    if join is None and next_page is not None:
+        hit, join = _search_across(quote, page, next_page)
+    return join if hit is None else None
 
 
 def miss_hint(quote: str, page: PageText, found_on: Sequence[str] = (),

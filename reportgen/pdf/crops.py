@@ -11,13 +11,22 @@ pixels are copied into a small pixmap, tinted (white -> highlight colour, black 
 black) and copied back, so no Pillow round trip is needed and the bytes are
 deterministic for a given PyMuPDF version.
 
+A crop is never larger than MAX_CROP_PIXELS (40 megapixels, about 120 MB of RGB while it is
+drawn) nor wider or taller than MAX_CROP_SIDE: a larger region (a quote spread over a
+14,400 pt page took 11,568 x 27,663 px and 2.9 GB) is drawn at the smaller scale
+`crop_scale(box)` gives, which the evidence record states as `cropScale`.
+
 Crops are cached under a key of (PDF SHA-256, page, box, rects, renderer version), so a
-rebuild with nothing changed renders nothing.
+rebuild with nothing changed renders nothing. The SHA-256 is the one of the bytes the facts
+were checked against: crops are drawn from the document opened for checking (build.py's
+EarlyCrops), or from a file whose bytes hash to it (`documents.open_verified`), never from
+whatever the path holds by then.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import struct
 import tempfile
@@ -26,13 +35,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from reportgen.errors import DocumentError
 from reportgen.model import Anchor, BBox
 
 SCALE = 2.0
 PAD_X = 10.0  # points at each side (20 px at scale 2)
 PAD_Y = 20.0  # points above and below (40 px at scale 2)
 HIGHLIGHT = 0xFFE066  # sRGB of the highlighter; black text stays black
-RENDERER_VERSION = "crops-2"  # bump when the pixels or the encoding change
+MAX_CROP_PIXELS = 40_000_000  # past this a crop is drawn at a smaller scale
+MAX_CROP_SIDE = 16_384  # px; browsers refuse to decode much larger images
+# crops-3: capped size, and drawn only from verified bytes (an older cache may hold crops
+# drawn from a file replaced after it was checked).
+RENDERER_VERSION = "crops-3"  # bump when the pixels or the encoding change
 
 
 @dataclass(frozen=True)
@@ -51,7 +65,8 @@ class CropJob:
 
         r = ";".join(_fmt_box(b) for b in self.rects)
         raw = "|".join((RENDERER_VERSION, pymupdf.VersionBind, self.sha256, str(self.page),
-                        _fmt_box(self.box), r, f"{SCALE}:{PAD_X}:{PAD_Y}:{HIGHLIGHT:06x}"))
+                        _fmt_box(self.box), r, f"{SCALE}:{PAD_X}:{PAD_Y}:{HIGHLIGHT:06x}",
+                        f"{MAX_CROP_PIXELS}:{MAX_CROP_SIDE}"))
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -99,13 +114,36 @@ def crop_clip(box: BBox, page_rect: BBox) -> BBox:
             min(px1, box[2] + PAD_X), min(py1, box[3] + PAD_Y))
 
 
+def crop_scale(box: BBox) -> float:
+    """Pixels per point for the crop of `box`: SCALE, or less (floored to 1/1000) so the
+    padded box fits MAX_CROP_PIXELS and MAX_CROP_SIDE. Pure, from the box alone, so the
+    evidence record can state it without the PDF; the clip at the page edge is never
+    larger than the padded box, so the crop never exceeds the caps."""
+    w = max(box[2] - box[0], 0.0) + 2 * PAD_X
+    h = max(box[3] - box[1], 0.0) + 2 * PAD_Y
+    s = min(SCALE, math.sqrt(MAX_CROP_PIXELS / (w * h)), (MAX_CROP_SIDE - 2) / max(w, h))
+    return SCALE if s >= SCALE else math.floor(s * 1000) / 1000
+
+
+def crop_scales(anchor: Anchor) -> dict[int, float]:
+    """page -> scale of that page's crop, for the crops drawn below SCALE only."""
+    out = {}
+    for pno, rects in _page_rects(anchor).items():
+        s = crop_scale(union(rects))
+        if s < SCALE:
+            out[pno] = s
+    return out
+
+
 def render_crop(page, box: BBox, rects: Sequence[BBox]) -> bytes:
-    """PNG bytes of the padded clip around `box` on a PyMuPDF page, lines highlighted."""
+    """PNG bytes of the padded clip around `box` on a PyMuPDF page, lines highlighted,
+    at crop_scale(box) pixels per point."""
     import pymupdf
 
     pr = page.rect
     clip = pymupdf.Rect(crop_clip(box, (pr.x0, pr.y0, pr.x1, pr.y1)))
-    mat = pymupdf.Matrix(SCALE, SCALE)
+    s = crop_scale(box)
+    mat = pymupdf.Matrix(s, s)
     pix = page.get_pixmap(matrix=mat, clip=clip, alpha=False)
     if pix.colorspace.n != 3:
         pix = pymupdf.Pixmap(pymupdf.csRGB, pix)
@@ -135,10 +173,19 @@ def encode_png(pix) -> bytes:
     if pix.n != 3 or pix.alpha:
         raise ValueError("encode_png takes RGB pixmaps without alpha")
     mv = memoryview(pix.samples_mv) if hasattr(pix, "samples_mv") else memoryview(pix.samples)
-    rows = b"".join(b"\x00" + mv[i * stride:i * stride + w * 3] for i in range(h))
+    z = zlib.compressobj(3)
+    parts = []
+    for top in range(0, h, _ROWS):  # a band at a time: no second copy of a large pixmap
+        rows = b"".join(b"\x00" + mv[i * stride:i * stride + w * 3]
+                        for i in range(top, min(h, top + _ROWS)))
+        parts.append(z.compress(rows))
+    parts.append(z.flush())
     return (b"\x89PNG\r\n\x1a\n"
             + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + _chunk(b"IDAT", zlib.compress(rows, 3)) + _chunk(b"IEND", b""))
+            + _chunk(b"IDAT", b"".join(parts)) + _chunk(b"IEND", b""))
+
+
+_ROWS = 256  # rows compressed at a time by encode_png
 
 
 # ---- cache and workers ----------------------------------------------------------------
@@ -160,31 +207,42 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def _render_group(args: tuple[str, list[tuple[CropJob, str]]]) -> int:
-    """Render jobs (sorted by pdf, page) into the cache; each PDF opened once. -> count."""
-    import pymupdf
+    """Render jobs (sorted by pdf, page) into the cache; each PDF opened once, and only
+    when its bytes still hash to the job's SHA-256 (DocumentError otherwise). -> count."""
+    from reportgen.pdf.documents import open_verified
 
     cache, items = args
     n = 0
     doc = None
-    doc_path = None
-    page = None
-    page_no = None
+    doc_key = None
     try:
         for job, key in items:
-            if job.pdf != doc_path:
+            if (job.pdf, job.sha256) != doc_key:
                 if doc is not None:
                     doc.close()
-                doc = pymupdf.open(job.pdf)
-                doc_path, page, page_no = job.pdf, None, None
-            if job.page != page_no:
-                page = doc[job.page - 1]
-                page_no = job.page
-            _write_atomic(Path(cache) / f"{key}.png", render_crop(page, job.box, job.rects))
+                    doc = None
+                doc = open_verified(Path(job.pdf), job.sha256)
+                doc_key = (job.pdf, job.sha256)
+            _write_atomic(Path(cache) / f"{key}.png", _render_job(doc, job))
             n += 1
     finally:
         if doc is not None:
             doc.close()
     return n
+
+
+def _render_job(doc, job: CropJob) -> bytes:
+    """render_crop for a job; MuPDF's failures become a DocumentError naming the page."""
+    try:
+        return render_crop(doc[job.page - 1], job.box, job.rects)
+    except Exception as e:
+        from reportgen.pdf.documents import is_limit, mupdf_message
+
+        why = ("the page is beyond what MuPDF will draw: quote the fact from an ordinary "
+               "copy of the document") if is_limit(e) else \
+            "the file is damaged: download or export it again"
+        raise DocumentError(f"p.{job.page} cannot be drawn for the crop {job.name} "
+                            f"({mupdf_message(e)}); {why}", job.pdf) from e
 
 
 def render_open(doc, jobs: Sequence[CropJob], cache_dir: Path) -> int:
@@ -199,7 +257,7 @@ def render_open(doc, jobs: Sequence[CropJob], cache_dir: Path) -> int:
         if key in done or path.exists():
             continue
         done.add(key)
-        _write_atomic(path, render_crop(doc[job.page - 1], job.box, job.rects))
+        _write_atomic(path, _render_job(doc, job))
         n += 1
     return n
 

@@ -2,22 +2,42 @@
 
 Every way a file can fail to serve as evidence becomes a `DocumentError` naming the PDF and
 the fix, so an analyst never sees a MuPDF traceback.
+
+A file is read once, through one descriptor: its first KB decides whether it is a PDF at all
+(a 64 GB file of zeros is refused after 1,024 bytes, a file over MAX_BYTES before it is read),
+then its bytes are hashed as they are read and MuPDF opens exactly those bytes: from memory
+up to IN_MEMORY_MAX, above that from a private copy (mode 0600 in TMPDIR) written while
+hashing, whose name is removed as soon as MuPDF has opened it. Opening the path itself after
+hashing it would let a file replaced in between be checked under another file's hash; a
+huge file in memory would cost its size in RAM. The same bytes are what `save_copy`
+publishes, so nothing after the check reads the path again; `open_verified` and
+`copy_verified` serve the callers that must (a build given a Verification made elsewhere):
+they re-hash what they read and refuse bytes other than the ones checked.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
+import tempfile
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import BinaryIO
 
 import pymupdf
 
 from reportgen.errors import DocumentError
 from reportgen.model import Document
 from reportgen.pdf.text import PageText
-from reportgen.pdf.textlayer import FLAGS, extract_page
+from reportgen.pdf.textlayer import FLAGS, MAX_PAGE_CHARS, TooManyChars, extract_page
+
+HEAD = 1024  # the %PDF- header may follow up to 1 KB of junk (as readers allow)
+IN_MEMORY_MAX = 256 << 20  # larger files are opened from a private copy, not from memory
+MAX_BYTES = 4 << 30  # no report is larger; a bigger file is refused, not copied
+_CHUNK = 1 << 20
 
 # What a file that is not a PDF usually is, by its first bytes, for the message.
 _MAGIC = (
@@ -46,35 +66,84 @@ def _what_is(head: bytes) -> str:
     return "binary data of an unknown kind"
 
 
-# Full text layers kept at once: a PageText of a dense page holds thousands of boxed chars
-# (about 1 MB), so keeping every page of a 1,000-fact ledger would take a gigabyte.
+# Text layers kept at once, bounded by characters: a PageText holds about 310 bytes per
+# character (a boxed char), so 256,000 characters are about 80 MB, some 25 dense pages. A
+# bound by pages alone let 32 pages of a million characters each take 8 GB.
+CACHE_CHARS = 256_000
 CACHE_PAGES = 32
 
 
-class _Open:
-    """One opened document: the MuPDF handle, its hash and its plain-text and memo caches."""
+class _Bytes:
+    """The bytes a document was checked against: in memory, or a private copy on disk
+    (its name is removed once MuPDF has opened it; this descriptor keeps it readable)."""
 
-    def __init__(self, doc: pymupdf.Document, sha256: str, repaired: bool) -> None:
-        self.doc = doc
+    def __init__(self, sha256: str, data: bytes | None = None, fd: int | None = None,
+                 spool: Path | None = None) -> None:
         self.sha256 = sha256
+        self.data = data
+        self.fd = fd
+        self.spool = spool
+
+    def chunks(self) -> Iterator[bytes]:
+        if self.data is not None:
+            yield self.data
+            return
+        if self.fd is None:
+            raise ValueError("the document's bytes are closed")
+        offset = 0
+        while chunk := os.pread(self.fd, _CHUNK, offset):
+            offset += len(chunk)
+            yield chunk
+
+    def unlink(self) -> None:
+        if self.spool is not None:
+            try:
+                os.unlink(self.spool)
+            except FileNotFoundError:
+                pass
+            self.spool = None
+
+    def close(self) -> None:
+        self.unlink()
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+class _Open:
+    """One opened document: the MuPDF handle, its bytes and its plain-text and memo caches."""
+
+    def __init__(self, doc: pymupdf.Document, source: _Bytes, repaired: bool) -> None:
+        self.doc = doc
+        self.source = source
+        self.sha256 = source.sha256
         self.repaired = repaired
         self.plain: dict[int, str] = {}
         self.memo: dict[tuple, object] = {}
 
+    def close(self) -> None:
+        self.doc.close()
+        self.source.close()
+
 
 class DocumentSet:
-    """The ledger's PDFs: opened on first use; the last CACHE_PAGES pages' text kept (LRU).
+    """The ledger's PDFs: opened on first use; the latest pages' text kept (LRU) up to
+    `cache_chars` characters (and `cache_pages` pages).
 
     Callers that visit facts grouped by (document, page) hit the cache and can `release()`
     a document when they are done with it, so memory stays flat however large the ledger.
     """
 
-    def __init__(self, documents: Mapping[str, Document], cache_pages: int = CACHE_PAGES) -> None:
+    def __init__(self, documents: Mapping[str, Document], cache_pages: int = CACHE_PAGES,
+                 cache_chars: int = CACHE_CHARS, in_memory_max: int = IN_MEMORY_MAX) -> None:
         self.documents = dict(documents)
         self.cache_pages = max(1, cache_pages)
+        self.cache_chars = max(1, cache_chars)
+        self.in_memory_max = in_memory_max
         self._open: dict[str, _Open] = {}
         self._failed: dict[str, DocumentError] = {}
         self._pages: OrderedDict[tuple[str, int], PageText] = OrderedDict()
+        self._chars = 0  # characters held in _pages
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -88,18 +157,19 @@ class DocumentSet:
     def close(self) -> None:
         """Close every opened PDF; the set can be reused (files reopen on demand)."""
         for o in self._open.values():
-            o.doc.close()
+            o.close()
         self._open.clear()
         self._failed.clear()
         self._pages.clear()
+        self._chars = 0
 
     def release(self, doc_id: str) -> None:
         """Close one PDF and drop its cached text (it reopens on demand); a failure stays."""
         o = self._open.pop(doc_id, None)
         if o is not None:
-            o.doc.close()
+            o.close()
         for key in [k for k in self._pages if k[0] == doc_id]:
-            del self._pages[key]
+            self._chars -= len(self._pages.pop(key).chars)
 
     def cached_pages(self) -> list[tuple[str, int]]:
         """The (document, page) text layers held, least recently used first."""
@@ -121,14 +191,29 @@ class DocumentSet:
         return o
 
     def _load(self, d: Document) -> _Open:
-        doc, sha = open_pdf(Path(d.path), d.sha256)
-        return _Open(doc, sha, bool(doc.is_repaired))
+        path = Path(d.path)
+        source = read_pdf(path, d.sha256, self.in_memory_max)
+        try:
+            doc = _open_checked(path, source)
+        except BaseException:
+            source.close()
+            raise
+        return _Open(doc, source, bool(doc.is_repaired))
 
     # -- queries ------------------------------------------------------------------------
 
     def sha256(self, doc_id: str) -> str:
         """The SHA-256 of the file as read (lower-case hex)."""
         return self._get(doc_id).sha256
+
+    def save_copy(self, doc_id: str, folder: Path) -> Path:
+        """folder/<sha256>.pdf holding the very bytes the document was checked against
+        (written once, read-only, replaced atomically), for the site to publish."""
+        o = self._get(doc_id)
+        dest = folder / f"{o.sha256}.pdf"
+        if not dest.exists():
+            _write_atomic(folder, o.source.chunks(), lambda: dest)
+        return dest
 
     def page_count(self, doc_id: str) -> int:
         """The number of pages (the highest 1-based page a fact may name)."""
@@ -150,8 +235,10 @@ class DocumentSet:
             self._pages.move_to_end(key)
             return got
         got = self._pages[key] = self._extract(doc_id, self._get(doc_id), page)
-        if len(self._pages) > self.cache_pages:
-            self._pages.popitem(last=False)
+        self._chars += len(got.chars)
+        while len(self._pages) > 1 and (self._chars > self.cache_chars
+                                        or len(self._pages) > self.cache_pages):
+            self._chars -= len(self._pages.popitem(last=False)[1].chars)
         return got
 
     def plain_text(self, doc_id: str, page: int) -> str:
@@ -166,6 +253,8 @@ class DocumentSet:
                 got = o.doc[page - 1].get_text("text", flags=FLAGS)
             except Exception as e:
                 raise self._page_error(doc_id, page, e) from e
+            if len(got) > MAX_PAGE_CHARS:
+                raise self._page_error(doc_id, page, TooManyChars(len(got)))
             o.plain[page] = got
         return got
 
@@ -187,60 +276,253 @@ class DocumentSet:
 
     def _page_error(self, doc_id: str, page: int, e: Exception) -> DocumentError:
         d = self.documents[doc_id]
+        if isinstance(e, TooManyChars):
+            return DocumentError(
+                f"p.{page} of document {d.id} has {e.count:,} characters, more than the "
+                f"{MAX_PAGE_CHARS:,} a page may have (the densest real pages hold about "
+                "15,000); such a page is generated or damaged: quote the fact from an "
+                "ordinary copy of the document", d.path)
+        if is_limit(e):
+            return DocumentError(
+                f"p.{page} of document {d.id} is beyond what MuPDF will read "
+                f"({mupdf_message(e)}); the page is oversized or hostile: quote the fact from "
+                "an ordinary copy of the document", d.path)
         return DocumentError(
-            f"p.{page} of document {d.id} cannot be read ({_mupdf_msg(e)}); the file is "
+            f"p.{page} of document {d.id} cannot be read ({mupdf_message(e)}); the file is "
             "damaged: download or export it again", d.path)
 
 
-def open_pdf(path: Path, pin: str | None = None) -> tuple[pymupdf.Document, str]:
+def open_pdf(path: Path, pin: str | None = None,
+             in_memory_max: int = IN_MEMORY_MAX) -> tuple[pymupdf.Document, str]:
     """Read, hash, check the pin and open one PDF; raise DocumentError with the fix."""
-    if not path.exists():
+    source = read_pdf(path, pin, in_memory_max)
+    try:
+        return _open_checked(path, source), source.sha256
+    finally:
+        source.close()  # MuPDF holds its own handle on a private copy
+
+
+def open_verified(path: Path, sha256: str) -> pymupdf.Document:
+    """Open a PDF again for a caller that has only its path: the bytes read must be the
+    ones checked (SHA-256 `sha256`), or DocumentError says the file changed."""
+    source = read_pdf(path)
+    try:
+        if source.sha256 != sha256:
+            raise _changed(path, sha256, source.sha256)
+        return _open_checked(path, source)
+    finally:
+        source.close()
+
+
+def copy_verified(path: Path, sha256: str | None, folder: Path, pin: str | None = None) -> Path:
+    """folder/<sha256>.pdf: the copy saved while checking when there is one, else the file
+    copied while hashed and refused (DocumentError) unless its bytes are the ones checked
+    (or, for a document no fact cites, so no `sha256`, the pinned ones if pinned)."""
+    if sha256:
+        dest = folder / f"{sha256}.pdf"
+        if dest.exists():
+            return dest
+    f, _ = _open_regular(path)
+    h = hashlib.sha256()
+
+    def read() -> Iterator[bytes]:
+        total = 0
+        while chunk := f.read(_CHUNK):
+            total += len(chunk)
+            if total > MAX_BYTES:
+                raise _too_large(path, total)
+            h.update(chunk)
+            yield chunk
+
+    def name() -> Path:
+        got = h.hexdigest()
+        if sha256 and got != sha256:
+            raise _changed(path, sha256, got)
+        if not sha256 and pin and got != pin.lower():
+            raise _pin_mismatch(path, pin, got)
+        return folder / f"{got}.pdf"
+
+    with f:
+        return _write_atomic(folder, read(), name)
+
+
+def _write_atomic(folder: Path, chunks: Iterator[bytes], name: Callable[[], Path]) -> Path:
+    """Write chunks to a temporary file in `folder`, then rename it, read-only (sites
+    hard-link these files, as they do the crops), to `name()`: called once everything is
+    written, it may refuse the bytes by raising."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pdf")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for chunk in chunks:
+                out.write(chunk)
+        final = name()
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, final)
+        return final
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def read_pdf(path: Path, pin: str | None = None, in_memory_max: int = IN_MEMORY_MAX) -> _Bytes:
+    """A PDF's bytes and SHA-256, read once through one descriptor, the header checked first.
+
+    Up to `in_memory_max` bytes stay in memory; a larger file is copied into a private
+    temporary file (in TMPDIR) while it is hashed, and that copy is what gets opened, so the
+    hash always describes the bytes MuPDF reads, whatever happens to the path meanwhile."""
+    f, size = _open_regular(path)
+    with f:
+        try:
+            head = f.read(HEAD)
+            if not head:
+                raise DocumentError(
+                    "file is empty (0 bytes); replace it with the real PDF "
+                    "(an interrupted download or copy leaves an empty file)", path)
+            if b"%PDF-" not in head:
+                raise DocumentError(
+                    f"not a PDF (no %PDF- header; it looks like {_what_is(head[:512])}); "
+                    "point `file:` at the PDF itself", path)
+            if size > MAX_BYTES:
+                raise _too_large(path, size)
+            f.seek(0)
+            # one allocation; the +1 tells whether the file grew meanwhile
+            first = f.read(size + 1) if size <= in_memory_max else b""
+        except OSError as e:
+            raise DocumentError(f"cannot be read ({e.strerror or e}); "
+                                "check its permissions", path) from e
+        if first and len(first) <= size:  # the whole file, to its end
+            source = _Bytes(hashlib.sha256(first).hexdigest(), data=first)
+        else:
+            source = _spool(f, path, first)
+    if pin is not None and pin.lower() != source.sha256:
+        source.close()
+        raise _pin_mismatch(path, pin, source.sha256)
+    return source
+
+
+def _open_regular(path: Path) -> tuple[BinaryIO, int]:
+    """(binary file object, size) of a regular file; never blocks on a pipe."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
         raise DocumentError(
             "file not found; check the `file:` path, which is relative "
-            "to the claim file that declares it", path)
-    if path.is_dir():
-        raise DocumentError("is a folder, not a PDF; point `file:` at the PDF",
-                            path)
-    try:
-        data = path.read_bytes()
+            "to the claim file that declares it", path) from None
     except OSError as e:
         raise DocumentError(f"cannot be read ({e.strerror}); "
                             "check its permissions", path) from e
-    if not data:
-        raise DocumentError(
-            "file is empty (0 bytes); replace it with the real PDF "
-            "(an interrupted download or copy leaves an empty file)", path)
-    if b"%PDF-" not in data[:1024]:
-        raise DocumentError(
-            f"not a PDF (no %PDF- header; it looks like {_what_is(data[:512])}); "
-            "point `file:` at the PDF itself", path)
-    sha = hashlib.sha256(data).hexdigest()
-    if pin is not None and pin.lower() != sha:
-        raise DocumentError(
-            f"SHA-256 mismatch: the ledger pins {pin.lower()} but the "
-            f"file has {sha}; if this new file is intended, update the pin to "
-            f"`sha256: {sha}`, otherwise restore the pinned file", path)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise DocumentError("is a folder, not a PDF; point `file:` at the PDF", path)
+        raise DocumentError("is not a regular file (a pipe or a device?); point `file:` "
+                            "at the PDF itself", path)
+    return os.fdopen(fd, "rb"), st.st_size
+
+
+def _spool(f: BinaryIO, path: Path, first: bytes) -> _Bytes:
+    """The rest of `read_pdf` for a large file: copied, while hashed, to a private file."""
+    h = hashlib.sha256()
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
+        fd, tmp = tempfile.mkstemp(prefix="reportgen-", suffix=".pdf")  # mode 0600
+    except OSError as e:
+        raise _no_spool(path, e) from e
+    source = _Bytes("", fd=fd, spool=Path(tmp))
+    try:
+        total = 0
+        chunk = first or f.read(_CHUNK)
+        while chunk:
+            total += len(chunk)
+            if total > MAX_BYTES:
+                raise _too_large(path, total)
+            h.update(chunk)
+            view = memoryview(chunk)
+            try:
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError as e:
+                raise _no_spool(path, e) from e
+            chunk = f.read(_CHUNK)
+    except OSError as e:  # reading the source
+        source.close()
+        raise DocumentError(f"cannot be read ({e.strerror or e}); "
+                            "check its permissions", path) from e
+    except BaseException:
+        source.close()
+        raise
+    source.sha256 = h.hexdigest()
+    return source
+
+
+def _no_spool(path: Path, e: OSError) -> DocumentError:
+    return DocumentError(
+        f"is larger than {IN_MEMORY_MAX >> 20} MB, so it is checked from a private copy, "
+        f"which cannot be written in {tempfile.gettempdir()} ({e.strerror or e}); set "
+        "TMPDIR to a folder with room", path)
+
+
+def _open_checked(path: Path, source: _Bytes) -> pymupdf.Document:
+    """MuPDF's document over exactly the bytes read; refuse encrypted and empty files."""
+    spool = os.fspath(source.spool) if source.spool is not None else None
+    try:
+        if spool is None:
+            doc = pymupdf.open(stream=source.data, filetype="pdf")
+        else:
+            doc = pymupdf.open(spool, filetype="pdf")
+        count = doc.page_count  # MuPDF checks the page tree's /Count here
     except Exception as e:  # MuPDF raises several types for unreadable files
+        why = mupdf_message(e)
+        if spool is not None:  # the private copy's name means nothing to the reader
+            why = why.replace(spool, path.name)
         raise DocumentError(
-            f"cannot be read as a PDF ({_mupdf_msg(e)}); the file is "
+            f"cannot be read as a PDF ({why}); the file is "
             "damaged: download or export it again", path) from e
+    finally:
+        source.unlink()  # MuPDF keeps its own handle; the copy's name goes at once
     if doc.needs_pass:
         doc.close()
         raise DocumentError(
             "PDF is encrypted and needs a password; save an unencrypted copy "
             "(e.g. `qpdf --decrypt --password=... in.pdf out.pdf`) and point `file:` at it",
             path)
-    if doc.page_count == 0:
+    if count == 0:
         doc.close()
         raise DocumentError(
             "PDF has no readable pages; the file is damaged or truncated: "
             "download or export it again", path)
-    return doc, sha
+    return doc
 
 
-def _mupdf_msg(e: Exception) -> str:
+def _changed(path: Path, was: str, now: str) -> DocumentError:
+    return DocumentError(
+        f"changed since it was checked (SHA-256 {was}, now {now}); a PDF must not be "
+        "replaced while a build runs: run the build again", path)
+
+
+def _pin_mismatch(path: Path, pin: str, sha: str) -> DocumentError:
+    return DocumentError(
+        f"SHA-256 mismatch: the ledger pins {pin.lower()} but the "
+        f"file has {sha}; if this new file is intended, update the pin to "
+        f"`sha256: {sha}`, otherwise restore the pinned file", path)
+
+
+def _too_large(path: Path, size: int) -> DocumentError:
+    return DocumentError(
+        f"is {size / (1 << 30):.1f} GB, more than the {MAX_BYTES / (1 << 30):.1f} GB a PDF "
+        "may have; point `file:` at the report itself (or split this file with qpdf)", path)
+
+
+def is_limit(e: BaseException) -> bool:
+    """True for MuPDF refusing work past one of its limits (FzErrorLimit and kin)."""
+    return type(e).__name__ == "FzErrorLimit" or str(e).startswith("code=5:")
+
+
+def mupdf_message(e: BaseException) -> str:
     """MuPDF's own words, on one line."""
     msg = " ".join(str(e).split()) or type(e).__name__
     return msg[:200]

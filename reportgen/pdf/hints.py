@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from reportgen.pdf.anchors import (_first_run, _fold_quote, _Key, _last_run, _whole, is_space,
-                                   running_lines)
+                                   running_lines, table_row_join)
 from reportgen.pdf.text import PageText, TextChar
 
 
@@ -186,6 +186,10 @@ def miss_hint(quote: str, page: PageText, found_on: Sequence[str] = (),
     head = f"quote not found on p.{n}"
     if found_on:
         return f"{head}; it occurs on {pages_phrase(list(found_on))}"
+    join = table_row_join(quote, page, next_page)
+    if join is not None:
+        return (f'the quote joins two table rows on p.{join.page} (row "{join.first}" and row '
+                f'"{join.second}"); quote one row, or whole rows')
     best = closest_text(quote, page, next_page)
     if best is None:
         return head

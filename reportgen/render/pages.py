@@ -298,7 +298,7 @@ class Renderer:
         docs = []
         for did in sorted(v.ledger.documents):
             d = v.ledger.documents[did]
-            docs.append({"id": did, "title": d.title, "file": self.sd.pdf_names[did],
+            docs.append({"id": did, "title": d.title, "file": d.path.name,
                          "href": pdf_href(self.sd.pdf_names[did]),
                          "sha256": v.sha256.get(did) or d.sha256 or ""})
         return render(self.env, "index.html", **self.common, reports=reports, documents=docs, standalone=False, css=None, js=None)

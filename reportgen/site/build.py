@@ -63,9 +63,9 @@ def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | 
     # compiles the templates in another process while this one verifies
     helper = start_helper(out, templates)
     try:
-        # With several processes, each renders the crops of the documents it checks (with
-        # one, the crops are rendered while the helper writes the HTML instead).
-        early = EarlyCrops(default_cache_dir(out)) if jobs > 1 else None
+        # Each process keeps the bytes of the documents it checks and renders their crops
+        # from them, so nothing reads a document's path after it was checked.
+        early = EarlyCrops(default_cache_dir(out))
         v = verify(paths, allow_outside=allow_outside, jobs=jobs, after_doc=early)
         lines = tuple(verdict_lines(v))
         if not v.ok:
@@ -83,7 +83,7 @@ def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | 
                 fingerprint.forget(site)
 
         stats = publish(v, out, templates, jobs, helper=helper, on_swapped=record,
-                        prerendered=early.rendered if early is not None else 0)
+                        prerendered=early.rendered)
     finally:
         if helper is not None:
             helper.shutdown(wait=True, cancel_futures=True)

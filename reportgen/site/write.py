@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,18 +41,20 @@ def default_cache_dir(out: Path) -> Path:
 
 
 def site_pdf_names(v: Verification) -> dict[str, str]:
-    """doc id -> file name under pdfs/: the PDF's own name, prefixed by the doc id when two
-    documents share a name."""
-    by_name: dict[str, list[str]] = {}
-    for did, d in v.ledger.documents.items():
-        by_name.setdefault(d.path.name, []).append(did)
-    out = {}
-    for did, d in v.ledger.documents.items():
-        name = d.path.name if len(by_name[d.path.name]) == 1 else f"{did}-{d.path.name}"
-        if not name.lower().endswith(".pdf"):
-            name += ".pdf"
-        out[did] = name
+    """doc id -> file name under pdfs/: `<doc id>.pdf`. File names are not unique (`a.pdf`
+    and `a` both became a.pdf, `A.PDF` is a.pdf on macOS); ids are, and one that differs
+    from another only in case gets `~2`, `~3` (`~` is outside the id alphabet)."""
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for did in sorted(v.ledger.documents):
+        n = seen[did.casefold()] = seen.get(did.casefold(), 0) + 1
+        out[did] = f"{did}.pdf" if n == 1 else f"{did}~{n}.pdf"
     return out
+
+
+def pdf_store(cache_dir: Path) -> Path:
+    """Where the checked bytes of each PDF are kept, as <sha256>.pdf, beside the crops."""
+    return cache_dir.parent / "pdfs"
 
 
 def link_or_copy(src: Path, dst: Path) -> None:
@@ -158,11 +160,13 @@ def start_helper(out: Path, templates: Path | None = None):
 
 
 class EarlyCrops:
-    """An after_doc hook for verify(): renders each document's crops into the cache right
-    after its facts are checked, in the process that checked them, from the PDF still
-    open there. With --jobs N checking and rendering then share the N processes instead
-    of the crops waiting for the slowest checker. The count of crops rendered lives in
-    shared memory, so forked workers add to it."""
+    """An after_doc hook for verify(): right after a document's facts are checked, in the
+    process that checked them, keeps the bytes it was checked against (pdf_store, which the
+    site's pdfs/ link to) and renders its crops into the cache from the PDF still open
+    there. Nothing after the check reads the document's path again, so a file replaced
+    during the build is never published nor drawn. With --jobs N checking and rendering
+    share the N processes. The count of crops rendered lives in shared memory, so forked
+    workers add to it."""
 
     def __init__(self, cache_dir: Path) -> None:
         import multiprocessing
@@ -176,13 +180,13 @@ class EarlyCrops:
         path = ledger.documents[doc_id].path
         jobs = [j for cid, r in results.items() if r.anchor is not None
                 for j in crop_jobs(cid, path, r.sha256 or "", r.anchor)]
-        if jobs:
-            try:
-                n = render_open(docs.pdf(doc_id), jobs, self.cache_dir)
-            except OSError:  # an unwritable cache: the build renders them and reports it
-                return
-            with self._count.get_lock():
-                self._count.value += n
+        try:
+            docs.save_copy(doc_id, pdf_store(self.cache_dir))
+            n = render_open(docs.pdf(doc_id), jobs, self.cache_dir) if jobs else 0
+        except OSError:  # an unwritable cache: the build re-reads the file, checking its hash
+            return
+        with self._count.get_lock():
+            self._count.value += n
 
     @property
     def rendered(self) -> int:
@@ -198,6 +202,7 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     `prerendered` crops were made during verification (EarlyCrops) and count as rendered."""
     from reportgen.site.bundle import write_bundle
     from reportgen.pdf.crops import crop_jobs, start_crops
+    from reportgen.pdf.documents import copy_verified
 
     if not v.ok:
         raise BuildError("refusing to build: the ledger has misses, mismatches or invalid claims")
@@ -220,6 +225,14 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     pdf_names = site_pdf_names(v)
     args = (v, out, templates, pdf_names, crops, bytecode)
 
+    # the PDFs: the bytes the facts were checked against (saved by EarlyCrops), or the file
+    # read again and refused unless it hashes the same
+    (out / "pdfs").mkdir(exist_ok=True)
+    for did, name in sorted(pdf_names.items()):
+        d = v.ledger.documents[did]
+        src = copy_verified(d.path, v.sha256.get(did), pdf_store(cache), d.sha256)
+        link_or_copy(src, out / "pdfs" / name)
+
     fut = sfut = None
     if helper is not None:
         try:
@@ -234,9 +247,6 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
         pages = write_pages(*args)
         standalone = render_standalone(*args)
 
-    (out / "pdfs").mkdir(exist_ok=True)
-    for did, name in sorted(pdf_names.items()):
-        shutil.copyfile(v.ledger.documents[did].path, out / "pdfs" / name)
     cached, cstats = pending.result()
     (out / "anchors").mkdir(exist_ok=True)
     for name, src in sorted(cached.items()):

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
+from reportgen.pdf.crops import SCALE, crop_scales
 
 # fact id -> [(page, site path of its crop)], first page first (see site/plan.py)
 Crops = Mapping[str, Sequence[tuple[int, str]]]
@@ -39,6 +40,9 @@ def claim_record(v: Verification, cid: str, crops: Crops | None = None) -> dict[
                     "anchorMethod": a.method if a else None, "sha256": sha,
                     "verified_at": v.verified_at, "crop": cs[0] if cs else None,
                     "crops": cs})
+        scales = crop_scales(a) if a and cs else {}
+        if scales:  # a crop too large at scale 2: pixels per point, one per crop
+            rec["cropScale"] = [scales.get(p, SCALE) for p, _ in (crops or {})[cid]]
         if c.values:
             rec["values"] = dict(c.values)
     elif isinstance(c, Calc):

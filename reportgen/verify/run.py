@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,9 +55,10 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
     problems, sha = facts.problems, dict(sorted(facts.sha256.items()))
     if problems:
         raise LedgerErrors(problems)
+    exact: dict[str, Decimal] = {}  # calc id -> its computed result, in full
     for cid, claim in _basis_order(ledger):
         if isinstance(claim, Calc):
-            results[cid] = _check_calc(claim, ledger, results)
+            results[cid] = _check_calc(claim, ledger, exact)
         elif isinstance(claim, Inference):
             bad = [b for b in claim.basis
                    if results.get(b) is not None and results[b].status in ("miss", "mismatch",
@@ -68,45 +70,53 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
 
 
 def _basis_order(ledger: Ledger) -> list[tuple[str, Calc | Inference]]:
-    """Calcs and inferences after the claims they rest on (the basis graph has no cycles)."""
+    """Calcs and inferences after the claims they rest on (the basis graph has no cycles);
+    depth-first with an explicit stack, so a long chain in reverse order just works."""
     out: list[tuple[str, Calc | Inference]] = []
     done: set[str] = set()
-
-    def visit(cid: str) -> None:
-        if cid in done:
-            return
-        done.add(cid)
-        claim = ledger.claims[cid]
-        for b in claim.basis:
-            if b in ledger.claims:
-                visit(b)
-        if isinstance(claim, (Calc, Inference)):
-            out.append((cid, claim))
-
-    for cid in ledger.claims:
-        visit(cid)
+    for root in ledger.claims:
+        if root in done:
+            continue
+        done.add(root)
+        stack = [(root, iter(ledger.claims[root].basis))]
+        while stack:
+            cid, basis = stack[-1]
+            for b in basis:
+                if b in ledger.claims and b not in done:
+                    done.add(b)
+                    stack.append((b, iter(ledger.claims[b].basis)))
+                    break
+            else:
+                stack.pop()
+                claim = ledger.claims[cid]
+                if isinstance(claim, (Calc, Inference)):
+                    out.append((cid, claim))
     return out
 
 
-def _check_calc(claim: Calc, ledger: Ledger, results: dict[str, Result]) -> CalcResult:
-    tol = claim.tolerance if claim.tolerance is not None else calcs.default_tolerance(
-        claim.result_text)
-    values: dict[tuple[str, str], float] = {}
+def _check_calc(claim: Calc, ledger: Ledger, exact: dict[str, Decimal]) -> CalcResult:
+    """Compute in decimal from the values as written; ok when within the stated tolerance
+    (default half a unit in the result's last place as written), exactly."""
+    stated = calcs.exact(claim.result, claim.result_text)
+    tol = (calcs.exact(claim.tolerance, claim.tolerance_text) if claim.tolerance is not None
+           else calcs.half_last_place(claim.result_text))
+    values: dict[tuple[str, str], Decimal] = {}
     for cid in claim.basis:
         ref = ledger.claims[cid]
         if isinstance(ref, Fact):
-            values.update({(cid, k): v for k, v in ref.values})
+            values.update({(cid, k): calcs.exact(v, t)
+                           for (k, v), t in zip(ref.values, ref.value_texts)})
         elif isinstance(ref, Calc):
-            r = results.get(cid)
-            num = r.computed if isinstance(r, CalcResult) and r.computed is not None else ref.result
+            num = exact.get(cid, calcs.exact(ref.result, ref.result_text))
             values[(cid, "result")] = values[(cid, "value")] = num
     try:
-        computed = calcs.evaluate(calcs.parse(claim.formula, ledger.claims), values)
+        computed = calcs.evaluate_exact(calcs.parse(claim.formula, ledger.claims), values)
     except calcs.FormulaError as e:
-        return CalcResult(claim.id, "mismatch", None, claim.result, tol, str(e))
-    if calcs.within(computed, claim.result, tol):
-        return CalcResult(claim.id, "ok", computed, claim.result, tol)
-    return CalcResult(claim.id, "mismatch", computed, claim.result, tol,
-                      f"formula {claim.formula} computes {calcs.fmt(computed)}, stated "
-                      f"{claim.result_text}, tolerance {calcs.fmt(tol)} (off by "
-                      f"{calcs.fmt(abs(computed - claim.result))})")
+        return CalcResult(claim.id, "mismatch", None, claim.result, float(tol), str(e))
+    exact[claim.id] = computed
+    if calcs.within(computed, stated, tol):
+        return CalcResult(claim.id, "ok", float(computed), claim.result, float(tol))
+    return CalcResult(claim.id, "mismatch", float(computed), claim.result, float(tol),
+                      f"formula {claim.formula} computes {calcs.fmt(float(computed))}, stated "
+                      f"{claim.result_text}, tolerance {calcs.fmt(float(tol))} (off by "
+                      f"{calcs.fmt(float(abs(computed - stated)))})")
