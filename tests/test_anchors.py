@@ -404,7 +404,7 @@ def test_margin_folio_found_by_gap_not_band():
     assert all(ln.band == "" for ln in page.lines[:-1])
 
 
-def test_miss_hint_is_reexported_from_anchors():
-    from reportgen.pdf import anchors
+def test_miss_hint_names_the_pages_where_the_quote_occurs():
+    from reportgen.pdf.hints import miss_hint
 
-    assert anchors.miss_hint("x", LIG, ["p.2"]) == "quote not found on p.1; it occurs on p.2"
+    assert miss_hint("x", LIG, ["p.2"]) == "quote not found on p.1; it occurs on p.2"

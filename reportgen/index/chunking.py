@@ -34,7 +34,7 @@ PARENT_MAX = 2400
 DICE_FLOOR = 0.55
 NEIGHBOURHOOD = 3  # blocks on either side of a chunk's source searched for its anchor
 
-_HEADING_RE = re.compile(
+HEADING_RE = re.compile(
     r"^\s*(第[一二三四五六七八九十百零〇\d]+[节章部分篇]"
     r"|[一二三四五六七八九十]+\s*[、.．]"
     r"|[（(][一二三四五六七八九十]+[）)]"
@@ -74,7 +74,7 @@ def is_heading(block: Block) -> bool:
     if len(block.lines) > 2:
         return False
     t = block.text.strip()
-    return 0 < len(t) <= 40 and _HEADING_RE.match(t) is not None
+    return 0 < len(t) <= 40 and HEADING_RE.match(t) is not None
 
 
 def clean_text(raw: str) -> str:

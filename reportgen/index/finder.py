@@ -17,7 +17,7 @@ from pathlib import Path
 
 from reportgen.index import channels, store
 from reportgen.index.errors import QueryError, UnknownDocumentError
-from reportgen.index.chunking import _HEADING_RE
+from reportgen.index.chunking import HEADING_RE
 from reportgen.index.fusion import rrf
 from reportgen.index.tokens import (is_cjk, ngram_tokens, normalize, query_terms,
                                     unigram_tokens)
@@ -251,8 +251,8 @@ def paragraphs(lines: Sequence[_Line]) -> list[list[_Line]]:
         bl = by_block[seq]
         row = _is_row_block(bl)
         heading = bool(out) and (
-            (len(out[-1]) == 1 and _HEADING_RE.match(out[-1][0].text) is not None)
-            or (len(bl) == 1 and _HEADING_RE.match(bl[0].text) is not None))
+            (len(out[-1]) == 1 and HEADING_RE.match(out[-1][0].text) is not None)
+            or (len(bl) == 1 and HEADING_RE.match(bl[0].text) is not None))
         if out and not row and not prev_row and not heading:
             last = out[-1][-1]
             first = bl[0]

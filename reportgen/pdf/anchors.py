@@ -26,7 +26,7 @@ a figure of one row and the label of the next) is passed over for the next occur
 order and level (`reportgen.pdf.orders.row_join`); `table_row_join` names the rows for the
 miss hint.
 
-`miss_hint` (in `reportgen.pdf.hints`, re-exported here) explains a miss.
+`reportgen.pdf.hints.miss_hint` explains a miss.
 
 A match found in an order other than ``stream`` records it after a ``+``: ``exact+rows``,
 ``nfkc+columns``. A cross-page match whose two pages were read in different orders records
@@ -89,7 +89,7 @@ def fold(c: str, level: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Key:
+class Key:
     """A run of page text folded at one level, mapped back to the characters it came from."""
 
     text: str
@@ -98,7 +98,7 @@ class _Key:
     run: tuple[int, ...] = ()  # the run's char indices, gaps included (for display)
 
 
-def _fold_quote(quote: str, level: str) -> tuple[str, list[int]]:
+def fold_quote(quote: str, level: str) -> tuple[str, list[int]]:
     """The quote folded at a level, and for each key character its index in the quote."""
     out: list[str] = []
     src: list[int] = []
@@ -113,7 +113,7 @@ def _fold_quote(quote: str, level: str) -> tuple[str, list[int]]:
 
 def _line_end_hyphens(page: PageText) -> frozenset[int]:
     """Char indices of hyphens that are the last visible character of their line."""
-    got = page._cache.get("hyph")
+    got = page.memo.get("hyph")
     if got is None:
         ends: set[int] = set()
         by_line = line_chars(page)
@@ -129,7 +129,7 @@ def _line_end_hyphens(page: PageText) -> frozenset[int]:
                     ends.add(i)
                 break
         got = frozenset(ends)
-        page._cache["hyph"] = got
+        page.memo["hyph"] = got
     return got
 
 
@@ -160,9 +160,9 @@ def _compound(page: PageText, before: list[int], after: list[int], hyphen: str,
 def _folded(page: PageText, level: str) -> list[str]:
     """Each character of the page folded at a level, computed once per page and level."""
     ck = ("folded", level)
-    got = page._cache.get(ck)
+    got = page.memo.get(ck)
     if got is None:
-        got = page._cache[ck] = [fold(ch.c, level) for ch in page.chars]
+        got = page.memo[ck] = [fold(ch.c, level) for ch in page.chars]
     return got
 
 
@@ -170,7 +170,7 @@ def _folded(page: PageText, level: str) -> list[str]:
 _BARRIER = "\x00"
 
 
-def _key(page: PageText, run_list: Sequence[Sequence[int]], level: str) -> _Key:
+def _key(page: PageText, run_list: Sequence[Sequence[int]], level: str) -> Key:
     """One key for a list of runs, runs separated by a barrier character (src -1)."""
     hyph = _line_end_hyphens(page) if level == "hyphenation" else frozenset()
     folded = _folded(page, level)
@@ -191,14 +191,14 @@ def _key(page: PageText, run_list: Sequence[Sequence[int]], level: str) -> _Key:
             for i, t in zip(kept, texts):
                 src.extend([i] * len(t))
     optional = frozenset(k for k, i in enumerate(src) if i in hyph) if hyph else frozenset()
-    return _Key("".join(parts), tuple(src), optional, tuple(every))
+    return Key("".join(parts), tuple(src), optional, tuple(every))
 
 
 def _keys(page: PageText, order: str, level: str,
-          skip: frozenset[int] = frozenset()) -> list[_Key]:
+          skip: frozenset[int] = frozenset()) -> list[Key]:
     """The order's runs as keys: [whole order joined with barriers, first run, last run]."""
     ck = ("keys", order, level, skip)
-    got = page._cache.get(ck)
+    got = page.memo.get(ck)
     if got is None:
         rs = runs(page, order, skip)
         whole = _key(page, rs, level)
@@ -206,20 +206,20 @@ def _keys(page: PageText, order: str, level: str,
             got = [whole]
         else:
             got = [whole, _key(page, rs[:1], level), _key(page, rs[-1:], level)]
-        page._cache[ck] = got
+        page.memo[ck] = got
     return got
 
 
-def _whole(page: PageText, order: str, level: str, skip: frozenset[int] = frozenset()) -> _Key:
+def whole_key(page: PageText, order: str, level: str, skip: frozenset[int] = frozenset()) -> Key:
     return _keys(page, order, level, skip)[0]
 
 
-def _first_run(page: PageText, order: str, level: str, skip: frozenset[int]) -> _Key:
+def first_run_key(page: PageText, order: str, level: str, skip: frozenset[int]) -> Key:
     ks = _keys(page, order, level, skip)
     return ks[1] if len(ks) > 1 else ks[0]
 
 
-def _last_run(page: PageText, order: str, level: str, skip: frozenset[int]) -> _Key:
+def last_run_key(page: PageText, order: str, level: str, skip: frozenset[int]) -> Key:
     ks = _keys(page, order, level, skip)
     return ks[2] if len(ks) > 1 else ks[0]
 
@@ -227,7 +227,7 @@ def _last_run(page: PageText, order: str, level: str, skip: frozenset[int]) -> _
 # ---- matching ------------------------------------------------------------------------
 
 
-def _occurrences(q: str, key: _Key, need_cross: int | None = None) -> Iterator[list[int]]:
+def _occurrences(q: str, key: Key, need_cross: int | None = None) -> Iterator[list[int]]:
     """Key positions of each occurrence of q in turn, first to last (skipping optional
     hyphens if any).
 
@@ -306,9 +306,9 @@ def _search_page(quote: str, page: PageText) -> tuple[Anchor | None, RowJoin | N
     Kept on the page, so the miss hint does not search again.
     """
     ck = ("search", quote)
-    got = page._cache.get(ck)
+    got = page.memo.get(ck)
     if got is None:
-        got = page._cache[ck] = _search_page_uncached(quote, page)
+        got = page.memo[ck] = _search_page_uncached(quote, page)
     return got
 
 
@@ -317,11 +317,11 @@ def _search_page_uncached(quote: str, page: PageText) -> tuple[Anchor | None, Ro
         return None, None
     join = None
     for level in LEVELS:
-        q, _ = _fold_quote(quote, level)
+        q, _ = fold_quote(quote, level)
         if not q:
             return None, None
         for order in ORDERS:
-            key = _whole(page, order, level)
+            key = whole_key(page, order, level)
             for pos in _occurrences(q, key):
                 idxs = _dedupe(key.src[p] for p in pos)
                 bad = row_join(page, idxs)
@@ -376,15 +376,15 @@ def _search_across(quote: str, page: PageText,
               ("columns", "stream"), ("stream", "columns")]
     join = None
     for level in LEVELS:
-        q, _ = _fold_quote(quote, level)
+        q, _ = fold_quote(quote, level)
         if not q:
             return None, None
         for (skip_a, skip_b), (oa, ob) in ((sk, c) for sk in skips for c in combos):
-            ka = _last_run(page, oa, level, skip_a)
-            kb = _first_run(next_page, ob, level, skip_b)
+            ka = last_run_key(page, oa, level, skip_a)
+            kb = first_run_key(next_page, ob, level, skip_b)
             if not ka.text or not kb.text:
                 continue
-            joined = _Key(ka.text + kb.text, (), ka.optional | {p + len(ka.text) for p in kb.optional})
+            joined = Key(ka.text + kb.text, (), ka.optional | {p + len(ka.text) for p in kb.optional})
             na = len(ka.text)
             for pos in _occurrences(q, joined, need_cross=na):
                 ia = _dedupe(ka.src[p] for p in pos if p < na)
@@ -417,11 +417,3 @@ def table_row_join(quote: str, page: PageText,
     if join is None and next_page is not None:
         hit, join = _search_across(quote, page, next_page)
     return join if hit is None else None
-
-
-def miss_hint(quote: str, page: PageText, found_on: Sequence[str] = (),
-              next_page: PageText | None = None) -> str:
-    """Why a quote missed `page` and what helps (see `reportgen.pdf.hints.miss_hint`)."""
-    from reportgen.pdf.hints import miss_hint as hint
-
-    return hint(quote, page, found_on, next_page)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from reportgen.pdf.anchors import (_first_run, _fold_quote, _Key, _last_run, _whole, is_space,
+from reportgen.pdf.anchors import (first_run_key, fold_quote, Key, last_run_key, whole_key, is_space,
                                    running_lines, table_row_join)
 from reportgen.pdf.text import PageText, TextChar
 
@@ -43,25 +43,25 @@ def closest_text(quote: str, page: PageText, next_page: PageText | None = None,
     feet skipped), so a cross-page quote with one wrong character still gets a close window.
     """
     level = "hyphenation"  # nfkc, and line-end hyphens dropped: they are no difference
-    q, qsrc = _fold_quote(quote, level)
+    q, qsrc = fold_quote(quote, level)
     if not q or not page.has_text_layer:
         return None
     chars = list(page.chars)
-    keys: list[tuple[_Key, int]] = []  # (key, last start position allowed)
+    keys: list[tuple[Key, int]] = []  # (key, last start position allowed)
     for order in ("stream", "columns"):
-        k = _dehyphenated(_whole(page, order, level))
+        k = _dehyphenated(whole_key(page, order, level))
         keys.append((k, len(k.text)))
     if next_page is not None and next_page.has_text_layer:
         off = len(chars)
         chars += list(next_page.chars)
         sa, sb = running_lines(page, next_page), running_lines(next_page, page)
         for order in ("stream", "columns"):
-            ka = _dehyphenated(_last_run(page, order, level, sa))
-            kb = _dehyphenated(_first_run(next_page, order, level, sb))
-            joined = _Key(ka.text + kb.text, ka.src + tuple(i + off for i in kb.src),
+            ka = _dehyphenated(last_run_key(page, order, level, sa))
+            kb = _dehyphenated(first_run_key(next_page, order, level, sb))
+            joined = Key(ka.text + kb.text, ka.src + tuple(i + off for i in kb.src),
                           frozenset(), ka.run + tuple(i + off for i in kb.run))
             keys.append((joined, len(ka.text) - 1))
-    best: tuple[float, _Key, int, int] | None = None
+    best: tuple[float, Key, int, int] | None = None
     sm = SequenceMatcher(autojunk=False)
     sm.set_seq2(q)
     m = len(q)
@@ -135,12 +135,12 @@ def closest_text(quote: str, page: PageText, next_page: PageText | None = None,
     return Closest(sim, snippet, diff, end_page)
 
 
-def _dehyphenated(key: _Key) -> _Key:
+def _dehyphenated(key: Key) -> Key:
     """The key without its optional (line-end) hyphens."""
     if not key.optional:
         return key
     keep = [i for i in range(len(key.text)) if i not in key.optional]
-    return _Key("".join(key.text[i] for i in keep), tuple(key.src[i] for i in keep),
+    return Key("".join(key.text[i] for i in keep), tuple(key.src[i] for i in keep),
                 frozenset(), key.run)
 
 

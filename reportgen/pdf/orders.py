@@ -180,7 +180,7 @@ def _chars_of(page: PageText, lines: Iterable[TextLine]) -> list[int]:
 
 def line_chars(page: PageText) -> dict[int, list[int]]:
     """Char indices of each line, in stream order (cached on the page)."""
-    cache = page._cache
+    cache = page.memo
     got = cache.get("line_chars")
     if got is None:
         got = {}
@@ -193,7 +193,7 @@ def line_chars(page: PageText) -> dict[int, list[int]]:
 def runs(page: PageText, order: str, skip: frozenset[int] = frozenset()) -> list[list[int]]:
     """The page's chars as runs in one reading order; a match must lie within one run."""
     ck = ("runs", order, skip)
-    got = page._cache.get(ck)
+    got = page.memo.get(ck)
     if got is not None:
         return got
     if order == "stream":
@@ -223,7 +223,7 @@ def runs(page: PageText, order: str, skip: frozenset[int] = frozenset()) -> list
             out.append(cur)
     else:
         raise ValueError(f"unknown reading order {order!r}")
-    page._cache[ck] = out
+    page.memo[ck] = out
     return out
 
 
@@ -304,7 +304,7 @@ def _cells(row: list[TextLine]) -> list[list[TextLine]]:
 
 def _row_model(page: PageText) -> _RowModel:
     """The page's visual rows, cells and segments (cached on the page)."""
-    got = page._cache.get("row_model")
+    got = page.memo.get("row_model")
     if got is None:
         lines = _visible_lines(page)
         wide = PROSE_SHARE * _content_width(lines)
@@ -331,7 +331,7 @@ def _row_model(page: PageText) -> _RowModel:
             segs.append(tuple(ln for cc in cur for ln in cc))
             table.append(len(cur) > 1)
         got = _RowModel(vrow, cell, seg, segs, table)
-        page._cache["row_model"] = got
+        page.memo["row_model"] = got
     return got
 
 

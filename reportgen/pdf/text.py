@@ -74,7 +74,9 @@ class PageText:
     chars: tuple[TextChar, ...]
     has_text_layer: bool
     lines: tuple[TextLine, ...] = ()
-    _cache: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+    # values derived from this page (reading orders, folded keys) by orders.py and
+    # anchors.py: kept with the page, so they go when it leaves the DocumentSet cache
+    memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     @property
     def text(self) -> str:
