@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from reportgen.cli.common import fail, ledger_paths
+
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -27,7 +29,6 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     Nothing is written when a fact misses, a calc mismatches or the ledger is invalid:
     the previous site stays as it was. When nothing changed since the last successful
     build (inputs and output alike), the verdict lines are repeated and nothing is done."""
-    from reportgen.cli import fail, ledger_paths
     from reportgen.errors import ReportgenError
     from reportgen.site.build import build as run_build
 

@@ -12,12 +12,7 @@ from pathlib import Path
 
 import click
 
-
-def _fail(err: Exception):
-    """`reportgen.cli.fail`, imported late: cli.py imports this module while it loads."""
-    from reportgen.cli import fail
-
-    fail(err)
+from reportgen.cli.common import fail, json_line
 
 
 def _load_embedder(spec: str | None):
@@ -82,7 +77,7 @@ def index(paths: tuple[str, ...], db: str | None, allow_outside: bool,
                               embedder=_load_embedder(embedder), allow_outside=allow_outside,
                               progress=_Progress())
     except ReportgenError as e:
-        _fail(e)
+        fail(e)
     for ln in summary.lines():
         click.echo(ln)
     if summary.no_text:
@@ -124,7 +119,7 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
     if path is not None and not os.path.exists(path):  # not a silent fall back to ./
         from reportgen.index.errors import IndexInputError
 
-        _fail(IndexInputError(f"{path}: no such file or folder" if path else
+        fail(IndexInputError(f"{path}: no such file or folder" if path else
                               "PATH is empty; name a ledger folder, report file or PDF"))
     k = k or (1 if stub else 5)
     dbp = Path(db) if db else default_db([Path(_hint(path))])
@@ -148,9 +143,8 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
             click.echo("\n".join(out))
             return
     except ReportgenError as e:
-        _fail(e)
+        fail(e)
     if as_json:
-        from reportgen.cli import json_line
 
         for h in hits:
             click.echo(json_line(h.record()))
