@@ -7,15 +7,21 @@ previous site byte-identical and two builds never write one folder at once.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reportgen.errors import BuildError
 from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
+
+if TYPE_CHECKING:
+    from reportgen.render.inline import SlottedPage
 
 STATE_DIR = ".reportgen"  # beside the output: crop cache, lock files, temporary folders
 
@@ -114,7 +120,7 @@ def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dic
     r = _RENDERERS.get(key)
     if r is None:
         r = _RENDERERS[key] = Renderer(SiteData(v, pdf_names, crops), templates,
-                                       bytecode_cache=bytecode)  # crops: markers
+                                       bytecode_cache=bytecode)
     return r
 
 
@@ -140,23 +146,51 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
 
 def render_standalone(v: Verification, out: Path, templates: Path | None,
                       pdf_names: dict[str, str], crops: dict[str, list[tuple[int, str]]],
-                      bytecode: Path | None) -> dict[str, str]:
-    """<id>.standalone.html -> its HTML with CSS and JS inlined and crop markers, so it can
-    be rendered before the crops exist (write_standalone fills them in)."""
+                      bytecode: Path | None) -> dict[str, SlottedPage]:
+    """<id>.standalone.html -> its HTML with CSS and JS inlined and a slot per crop, so it
+    can be rendered before the crops exist (write_standalone fills them in)."""
     rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
     try:
-        return {f"{rep.id}.standalone.html": rend.report_page(rep, standalone=True)
+        return {f"{rep.id}.standalone.html": rend.standalone_slots(rep)
                 for rep in v.ledger.reports}
     finally:
         _RENDERERS.pop(str(out), None)
 
 
-def write_standalone(out: Path, pages: dict[str, str]) -> list[str]:
+def read_anchor(out: Path, src: str, allowed: Collection[str]) -> bytes:
+    """The bytes of crop `src` ("anchors/<name>"), one of `allowed` (the build's own crop
+    list), read from out/anchors and nowhere else: no other folder, no '..', no symlink."""
+    name = src.removeprefix("anchors/")
+    if src not in allowed or name == src or name in ("", ".", "..") or "/" in name \
+            or "\0" in name:
+        raise BuildError(f"refusing to inline {src!r}: it is not one of this build's crops")
+    nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        dfd = os.open(out / "anchors", nofollow | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fd = os.open(name, nofollow, dir_fd=dfd)
+        finally:
+            os.close(dfd)
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        raise BuildError(f"refusing to inline {src!r}: a symlink on its way could lead out "
+                         "of the site's anchors folder") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BuildError(f"refusing to inline {src!r}: it is not a regular file")
+    with open(fd, "rb") as f:
+        return f.read()
+
+
+def write_standalone(out: Path, pages: dict[str, SlottedPage],
+                     crops: dict[str, list[tuple[int, str]]]) -> list[str]:
     """Write the standalone pages with their crops (read from out/anchors) as data: URIs."""
     from reportgen.render.inline import fill_crops
 
-    for name, html in pages.items():
-        _write(out / name, fill_crops(html, lambda src: (out / src).read_bytes()))
+    allowed = frozenset(src for cs in crops.values() for _, src in cs)
+    for name, page in pages.items():
+        _write(out / name, fill_crops(page, lambda src: read_anchor(out, src, allowed)))
     return list(pages)
 
 
@@ -274,7 +308,7 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     if fut is not None and sfut is not None:
         pages = fut.result()
         standalone = sfut.result()
-    pages += write_standalone(out, standalone)
+    pages += write_standalone(out, standalone, crops)
 
     files = [(p, out / p) for p in pages]
     files += [(f"anchors/{n}", out / "anchors" / n) for n in cached]
