@@ -1,8 +1,9 @@
 """Write a verified ledger as a static site, and swap it into place atomically.
 
 `build_site()` writes every file of the site into a folder; `publish()` wraps it with a
-lock, a temporary folder beside the output and a rename, so a failed build leaves the
-previous site byte-identical and two builds never write one folder at once.
+lock, a temporary folder beside the output and an atomic swap (reportgen.swap), so a
+failed or killed build leaves the previous site byte-identical and two builds never write
+one folder at once.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
 if TYPE_CHECKING:
     from reportgen.render.inline import SlottedPage
 
-STATE_DIR = ".reportgen"  # beside the output: crop cache, lock files, temporary folders
+from reportgen.swap import STATE_DIR, state_dir  # noqa: F401 (re-exported)
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,6 @@ class BuildStats:
     crops_cached: int
     pdfs: int
     bundle_entries: int
-
-
-def state_dir(out: Path) -> Path:
-    return out.resolve().parent / STATE_DIR
 
 
 def default_cache_dir(out: Path) -> Path:
@@ -328,11 +325,23 @@ def _is_site(p: Path) -> bool:
     return (p / "index.html").is_file() and (p / "evidence.jsonl").is_file()
 
 
+def check_out(out: Path) -> None:
+    """Refuse an --out that a build must not replace: a file, or a folder with files that
+    is not a reportgen site."""
+    full = Path(os.path.abspath(out))
+    if full.exists() and not full.is_dir():
+        raise BuildError(f"--out {out} is a file, not a folder", file=out)
+    if full.is_dir() and any(full.iterdir()) and not _is_site(full):
+        raise BuildError(f"refusing to replace {out}: it is not a reportgen site "
+                         "(no index.html and evidence.jsonl); choose another --out", file=out)
+
+
 def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
             cache_dir: Path | None = None, helper=None,
             on_swapped: Callable[[Path], None] | None = None,
             prerendered: int = 0) -> BuildStats:
-    """build_site() into a temporary folder beside `out`, then rename it into place.
+    """build_site() into this output's temporary folder beside it, then swap it into place
+    in one step (see reportgen.swap). A swap a killed build left half done is undone first.
 
     The lock (`.reportgen/<name>.lock` beside `out`, held with flock) keeps a second build
     of the same output from running at once; it fails at once with BuildError.
@@ -351,48 +360,24 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
 def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
              cache_dir: Path | None, helper, on_swapped: Callable[[Path], None] | None,
              prerendered: int) -> BuildStats:
-    import fcntl
+    from reportgen import fingerprint
+    from reportgen.swap import locked, recover_locked, swap, work_dir
 
-    if out.exists() and not out.is_dir():
-        raise BuildError(f"--out {out} is a file, not a folder", file=out)
-    if out.is_dir() and any(out.iterdir()) and not _is_site(out):
-        raise BuildError(f"refusing to replace {out}: it is not a reportgen site "
-                         "(no index.html and evidence.jsonl); choose another --out", file=out)
-    sdir = state_dir(out)
-    tmp_root = sdir / "tmp"
-    tmp_root.mkdir(parents=True, exist_ok=True)
-    lock_path = sdir / f"{out.name}.lock"
-    lock = open(lock_path, "a+")
-    try:
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise BuildError(f"another build is writing {out} (lock {lock_path} is held); "
-                             "wait for it to finish and run again") from None
-        for stale in tmp_root.glob(f"{out.name}.*-*"):  # left by a killed build
-            shutil.rmtree(stale, ignore_errors=True)
-        new = tmp_root / f"{out.name}.new-{os.getpid()}"
-        old = tmp_root / f"{out.name}.old-{os.getpid()}"
+    check_out(out)
+    with locked(out):
+        recover_locked(out)  # a swap a killed build left half done; its leftovers
+        check_out(out)  # what recovery put back is checked too
+        wd = work_dir(out)
+        new = wd / "new"
+        wd.mkdir(parents=True)
         try:
             stats = build_site(v, new, templates, jobs,
                                cache_dir if cache_dir is not None else default_cache_dir(out),
                                helper=helper, prerendered=prerendered)
-            from reportgen import fingerprint
-
             fingerprint.forget(out)  # from here on the recorded output is gone
-            if out.exists():
-                os.rename(out, old)
-            try:
-                os.rename(new, out)
-            except BaseException:
-                if old.exists():
-                    os.rename(old, out)
-                raise
+            swap(new, out)
             if on_swapped is not None:
                 on_swapped(out)
         finally:
-            shutil.rmtree(new, ignore_errors=True)
-            shutil.rmtree(old, ignore_errors=True)
+            shutil.rmtree(wd, ignore_errors=True)
         return stats
-    finally:
-        lock.close()

@@ -135,3 +135,162 @@ def test_hardening_01_anchors_folder_that_is_a_symlink_is_refused(tmp_path):
     (tmp_path / "site" / "anchors").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(BuildError, match="symlink"):
         read_anchor(tmp_path / "site", "anchors/f1.png", {"anchors/f1.png"})
+
+
+# ---- 10: the helper process goes with its parent --------------------------------------------
+
+
+def children(pid: int) -> set[int]:
+    """Every descendant of `pid` that is still running (zombies count as gone), from /proc."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        for t in Path(f"/proc/{p}/task").glob("*/children") if Path(f"/proc/{p}").exists() \
+                else ():
+            try:
+                kids = {int(x) for x in t.read_text().split()}
+            except OSError:
+                continue
+            todo.extend(kids - found)
+            found |= kids
+    return {p for p in found if running(p)}
+
+
+def running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def build_cmd(claims: Path, out: Path, *extra: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "reportgen", "build", str(claims), "--out", str(out), *extra]
+
+
+def build_env(**extra: str) -> dict[str, str]:
+    repo = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, **extra)
+    env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def wait_until(pred, limit: float = 15.0, step: float = 0.005) -> bool:
+    """Poll `pred` until it holds or `limit` seconds pass (a bound, never asserted on)."""
+    import time
+
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    return pred()
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
+
+
+# ---- 04: the swap is atomic, an interrupted one is undone, sibling outputs stay apart -------
+
+
+def run_cli(*args: object):
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+MISS_F1 = "The top five suppliers held 14.59% of all purchases."  # not in the PDF
+
+
+def test_hardening_04_site_left_aside_by_a_killed_swap_is_put_back_first(tmp_path):
+    import shutil
+
+    from reportgen.swap import work_dir
+
+    claims = sitekit.make_ledger(tmp_path)
+    out = tmp_path / "site"
+    assert run_cli("build", claims, "--out", out).exit_code == 0
+    before = sitekit.snapshot(out)
+    # what a kill between the two renames of a swap leaves: no site, the old one aside
+    wd = work_dir(out)
+    wd.mkdir(parents=True)
+    os.rename(out, wd / "old")
+    shutil.copytree(wd / "old", wd / "new")
+    (wd / "new" / "S1.html").write_text("the new site, complete or not")
+    # the next build fails (a miss): the previous site is back all the same
+    sitekit.make_ledger(tmp_path, quote_f1=MISS_F1)
+    r = run_cli("build", claims, "--out", out)
+    assert r.exit_code == 1 and "MISS f1" in r.stdout
+    assert sitekit.snapshot(out) == before
+    assert not wd.exists()
+
+
+def strace_works() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("strace") is None:
+        return False
+    r = subprocess.run(["strace", "-qq", "-o", os.devnull, "true"], capture_output=True)
+    return r.returncode == 0
+
+
+needs_strace = pytest.mark.skipif(not strace_works(), reason="needs a working strace")
+
+
+@needs_strace
+def test_hardening_04_killed_between_the_two_renames_the_next_build_puts_the_site_back(
+        tmp_path):
+    """The review's attack: kill -9 at the third rename() (bundle, site -> old, new -> site),
+    with renameat2 failing as on a system without RENAME_EXCHANGE."""
+    import subprocess
+
+    claims = sitekit.make_ledger(tmp_path)
+    out = tmp_path / "site"
+    subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="1"), check=True,
+                   capture_output=True)
+    before = sitekit.snapshot(out)
+    r = subprocess.run(["strace", "-qq", "-o", os.devnull, "-e", "trace=rename,renameat2",
+                        "-e", "inject=renameat2:error=ENOSYS",
+                        "-e", "inject=rename:signal=KILL:when=3",
+                        *build_cmd(claims, out)], env=build_env(SOURCE_DATE_EPOCH="2"),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    assert r.returncode != 0 and not out.exists()  # killed right between the two renames
+    sitekit.make_ledger(tmp_path, quote_f1=MISS_F1)
+    r = subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="3"),
+                       capture_output=True, timeout=120)
+    assert r.returncode == 1 and b"MISS f1" in r.stdout
+    assert sitekit.snapshot(out) == before
+
+
+def test_hardening_04_sibling_outputs_never_delete_each_others_temporaries(tmp_path):
+    """`site` is built while a build of `site.x` is in the middle of its publish (after
+    its swap, before its clean-up), and the other way round."""
+    from reportgen.build import publish
+
+    v = sitekit.make_verification(tmp_path, payload=False)
+    tmp_root = tmp_path / ".reportgen" / "tmp"
+
+    def entries() -> set[Path]:
+        return set(tmp_root.rglob("*")) if tmp_root.exists() else set()
+
+    for first, second in (("site.x", "site"), ("site", "site.x")):
+        publish(v, tmp_path / first)
+        seen: list[set[Path]] = []
+
+        def meanwhile(_: Path, second: str = second) -> None:
+            mine = entries()
+            assert mine  # the first build's own temporary (its previous site) is there
+            publish(v, tmp_path / second)
+            seen.append(mine - entries())
+
+        publish(v, tmp_path / first, on_swapped=meanwhile)
+        assert seen == [set()], f"building {second} deleted {first}'s {sorted(seen[0])}"
+        assert (tmp_path / first / "index.html").is_file()
+        assert (tmp_path / second / "index.html").is_file()
+    assert entries() == set()
