@@ -191,9 +191,37 @@ def write_standalone(out: Path, pages: dict[str, SlottedPage],
     return list(pages)
 
 
-def _warm_helper(templates: str | None, bytecode: str | None) -> None:
+def die_with_parent(parent: int) -> None:
+    """In a forked helper: end this process when `parent` ends, however it ends (kill -9
+    too). A pool worker holds both ends of its task pipe, so it would wait for a task
+    forever. Linux: PR_SET_PDEATHSIG; elsewhere a thread that watches the parent's pid."""
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        ok = False
+    if not ok:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+    if os.getppid() != parent:  # the parent went before the signal was armed
+        os._exit(1)
+
+
+def _warm_helper(parent: int, templates: str | None, bytecode: str | None) -> None:
     from reportgen.render.site import warm_up
 
+    die_with_parent(parent)
     try:
         warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
     except Exception:  # only a head start: the same problem is reported by the build itself
@@ -213,7 +241,8 @@ def start_helper(out: Path, templates: Path | None = None):
     ex = ProcessPoolExecutor(
         max_workers=1, mp_context=multiprocessing.get_context("fork"),
         initializer=_warm_helper,
-        initargs=(os.fspath(templates) if templates else None, os.fspath(bytecode)))
+        initargs=(os.getpid(), os.fspath(templates) if templates else None,
+                  os.fspath(bytecode)))
     ex.submit(int)  # the pool forks on the first submit: start warming up now
     return ex
 

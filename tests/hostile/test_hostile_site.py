@@ -193,6 +193,36 @@ def wait_until(pred, limit: float = 15.0, step: float = 0.005) -> bool:
 needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
 
 
+@needs_proc
+def test_hardening_10_sigkilled_build_leaves_no_helper_running(tmp_path):
+    import signal
+    import subprocess
+
+    claims = sitekit.make_ledger(tmp_path)
+    for _ in range(5):  # until the kill lands while the helper is up
+        proc = subprocess.Popen(build_cmd(claims, tmp_path / "site"), env=build_env(),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        kids: set[int] = set()
+        try:
+            wait_until(lambda: bool(children(proc.pid)) or proc.poll() is not None)
+            kids = children(proc.pid)
+            if not kids or proc.poll() is not None:
+                continue
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            gone = wait_until(lambda: not any(running(k) for k in kids), limit=10)
+            assert gone, f"helper processes {sorted(k for k in kids if running(k))} outlived " \
+                         "their killed build"
+            return
+        finally:
+            proc.kill() if proc.poll() is None else None
+            proc.wait()
+            for k in kids:  # ours: never leave them behind, even when the test fails
+                if running(k):
+                    os.kill(k, signal.SIGKILL)
+    pytest.fail("the build never ran long enough to be killed with its helper up")
+
+
 # ---- 04: the swap is atomic, an interrupted one is undone, sibling outputs stay apart -------
 
 
