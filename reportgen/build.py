@@ -8,6 +8,7 @@ one folder at once.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -99,8 +100,20 @@ def link_or_copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Name `path` in an OSError that does not name its file (a full disk, a file size
+    limit: write() and close() say only what went wrong, not where)."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None or e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from None
+
+
 def _write(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
+    with writing(path), open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
 
 
@@ -130,7 +143,8 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
     (out / "assets").mkdir(exist_ok=True)
     for asset in ("assets/site.css", "assets/site.js"):
         _write(out / asset, asset_text(rend.env, asset))
-    with open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
+    with writing(out / "evidence.jsonl"), \
+            open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
         for rec in evidence_records(v, crops):
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     pages = ["index.html"]
@@ -340,7 +354,8 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     files += [(f"anchors/{n}", out / "anchors" / n) for n in cached]
     files += [(f"pdfs/{n}", out / "pdfs" / n) for n in pdf_names.values()]
     files += [(a, out / a) for a in ("assets/site.css", "assets/site.js", "evidence.jsonl")]
-    n_entries = write_bundle(out / "reportgen-bundle.zip", files)
+    with writing(out / "reportgen-bundle.zip"):
+        n_entries = write_bundle(out / "reportgen-bundle.zip", files)
     return BuildStats(reports=len(v.ledger.reports), pages=len(pages), crops=len(cjobs),
                       crops_rendered=cstats.rendered + prerendered,
                       crops_cached=cstats.cached - prerendered,
@@ -355,9 +370,12 @@ def _is_site(p: Path) -> bool:
 
 
 def check_out(out: Path) -> None:
-    """Refuse an --out that a build must not replace: a file, or a folder with files that
-    is not a reportgen site."""
+    """Refuse an --out that a build must not replace, before anything is created for it:
+    a filesystem root, a file, or a folder with files that is not a reportgen site."""
     full = Path(os.path.abspath(out))
+    if full.parent == full:
+        raise BuildError(f"refusing --out {out}: the site folder is replaced as a whole, "
+                         "so it cannot be a filesystem root; choose a new folder", file=out)
     if full.exists() and not full.is_dir():
         raise BuildError(f"--out {out} is a file, not a folder", file=out)
     if full.is_dir() and any(full.iterdir()) and not _is_site(full):
@@ -380,10 +398,35 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
     try:
         return _publish(v, out, templates, jobs, cache_dir, helper, on_swapped, prerendered)
     except OSError as e:  # an unwritable or vanished folder: the previous site is untouched
-        where = e.filename or out
-        raise BuildError(f"cannot write {where} ({e.strerror or e}); the site was not "
-                         "written: choose an --out in a folder you can write to",
-                         file=out) from None
+        hint = _WRITE_HINTS.get(e.errno or 0, "choose an --out in a folder you can write to")
+        raise BuildError(f"cannot write {_written(e, out)} ({e.strerror or e}); the site was "
+                         f"not written: {hint}", file=out) from None
+
+
+_WRITE_HINTS = {
+    errno.EFBIG: "raise the file size limit (ulimit -f) or write to a filesystem that takes "
+                 "files this large",
+    errno.ENOSPC: "free some space or choose an --out on another filesystem",
+    errno.EDQUOT: "free some space or choose an --out on another filesystem",
+}
+
+
+def _written(e: OSError, out: Path) -> str:
+    """The output file an OSError is about, as it would stand in the site (not the
+    temporary folder it was being built in, nor the source of a copy that failed to write)."""
+    from reportgen.errors import display_path
+    from reportgen.swap import work_dir
+
+    where = e.filename
+    if e.filename2 is not None and e.errno in _WRITE_HINTS:
+        where = e.filename2  # shutil's copies give (source, destination)
+    if where is None:
+        return display_path(out)
+    try:
+        rel = Path(os.fsdecode(where)).relative_to(work_dir(out) / "new")
+    except ValueError:
+        return display_path(os.fsdecode(where))
+    return display_path(out / rel)
 
 
 def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,

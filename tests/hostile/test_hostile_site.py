@@ -324,3 +324,72 @@ def test_hardening_04_sibling_outputs_never_delete_each_others_temporaries(tmp_p
         assert (tmp_path / first / "index.html").is_file()
         assert (tmp_path / second / "index.html").is_file()
     assert entries() == set()
+
+
+# ---- 12: --out is checked before anything is created; a write error names what it wrote ----
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("kind", ["folder of other files", "file"])
+def test_hardening_12_refused_out_creates_nothing(tmp_path, kind, jobs):
+    claims = sitekit.make_ledger(tmp_path)
+    out = tmp_path / "docs2"
+    if kind == "file":
+        out.write_text("precious")
+    else:
+        out.mkdir()
+        (out / "thesis.tex").write_text("precious")
+    r = run_cli("build", claims, "--out", out, "-j", jobs)
+    assert "Traceback" not in r.output
+    if kind == "file":  # click's own check of --out: a usage error
+        assert r.exit_code == 2 and "is a file" in r.output
+    else:
+        assert r.exit_code == 1 and "not a reportgen site" in r.stderr
+    assert r.stdout == ""  # refused before verifying: no verdict lines
+    assert not (tmp_path / ".reportgen").exists()  # no cache, no templates, no crops
+
+
+def test_hardening_12_out_root_is_refused_before_anything(tmp_path):
+    from reportgen.build import check_out
+    from reportgen.errors import BuildError
+
+    with pytest.raises(BuildError, match="filesystem root"):
+        check_out(Path("/"))
+    if os.path.lexists("/.reportgen"):
+        pytest.skip("/.reportgen exists already: cannot tell whether a build made it")
+    claims = sitekit.make_ledger(tmp_path)
+    r = run_cli("build", claims, "--out", "/", "-j", "2")
+    assert r.exit_code == 1 and "filesystem root" in r.stderr
+    assert not os.path.lexists("/.reportgen")
+
+
+def big_pdf_ledger(tmp: Path, size: int) -> Path:
+    """sitekit's ledger with its PDF padded by `size` random bytes (an embedded file)."""
+    import pymupdf
+
+    claims = sitekit.make_ledger(tmp)
+    pdf = tmp / "docs" / "report.pdf"
+    doc = pymupdf.open(pdf)
+    doc.embfile_add("pad", os.urandom(size))
+    doc.save(tmp / "docs" / "big.pdf")
+    doc.close()
+    os.replace(tmp / "docs" / "big.pdf", pdf)
+    return claims
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs RLIMIT_FSIZE")
+def test_hardening_12_file_size_limit_names_the_output_file_not_the_source_pdf(tmp_path):
+    import resource
+    import subprocess
+
+    claims = big_pdf_ledger(tmp_path, 3_000_000)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    r = subprocess.run(build_cmd(claims.relative_to(tmp_path), Path("site")), cwd=tmp_path,
+                       env=build_env(), preexec_fn=limit, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "cannot write site/pdfs/report.pdf (File too large" in r.stderr, r.stderr
+    assert "docs/report.pdf" not in r.stderr and not (tmp_path / "site").exists()
