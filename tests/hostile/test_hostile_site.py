@@ -21,7 +21,7 @@ from reportgen.model import Edge, Entity, Section, Verification
 
 TEXT_FIELDS = ("report_title", "summary", "section_title", "section_body", "statement",
                "note", "quote", "doc_title", "edge_from", "edge_to", "relation", "gap",
-               "entity", "doc_file")
+               "valid", "entity", "doc_file")
 
 
 def hostile_verification(tmp: Path, text: str, fields: tuple[str, ...] = TEXT_FIELDS
@@ -49,13 +49,15 @@ def hostile_verification(tmp: Path, text: str, fields: tuple[str, ...] = TEXT_FI
     docs["d1"] = dataclasses.replace(d, title=put("doc_title", d.title), path=path)
     sections = tuple(Section(put("section_title", s.title), put("section_body", s.body),
                              s.claims) for s in rep.sections)
+    # dates are checked only for a leading YYYY-MM-DD, so text may follow one
     edges = (Edge("S1", put("edge_from", "Sungrow"), put("relation", "buys_from"),
-                  put("edge_to", "Supplier A"), ("f1",), None, "2025-01-01", None, rep.loc),
+                  put("edge_to", "Supplier A"), ("f1",), None, put("valid", "2025-01-01"),
+                  put("valid", "2025-12-31"), rep.loc),
              Edge("S1", put("edge_from", "Sungrow"), put("relation", "buys_cells_from"),
                   put("edge_to", "Supplier B"), (), put("gap", "The table names none."),
                   None, None, rep.loc))
-    entities = (Entity(put("entity", "Sungrow"), "company", (put("entity", "Sungrow Power"),),
-                       rep.loc),)
+    entities = (Entity(put("entity", "Sungrow"), put("entity", "company"),
+                       (put("entity", "Sungrow Power"),), rep.loc),)
     rep = dataclasses.replace(rep, title=put("report_title", rep.title),
                               summary=put("summary", rep.summary), sections=sections,
                               edges=edges, entities=entities)
@@ -298,6 +300,31 @@ def test_hardening_04_killed_between_the_two_renames_the_next_build_puts_the_sit
     assert sitekit.snapshot(out) == before
 
 
+@needs_strace
+@pytest.mark.parametrize("syscall, nth", [("rename", 1), ("rename", 2), ("rename", 3),
+                                          ("renameat2", 1)])
+def test_hardening_04_kill_at_each_rename_leaves_the_old_site_or_the_new_one(
+        tmp_path, two_sites, syscall, nth):
+    """kill -9 as the build enters its n-th rename() or renameat2() (the bundle, the swap,
+    the fingerprint): the site is the old one or the new one, and the next build works."""
+    import shutil
+    import subprocess
+
+    claims, old_site, sites, _ = two_sites
+    out = tmp_path / "site"
+    shutil.copytree(old_site, out)
+    # crops from the cache, so the renames are the build's own: bundle, swap, fingerprint
+    shutil.copytree(old_site.parent / ".reportgen" / "cache", tmp_path / ".reportgen" / "cache")
+    subprocess.run(["strace", "-qq", "-o", os.devnull, "-e", "trace=rename,renameat2",
+                    "-e", f"inject={syscall}:signal=KILL:when={nth}", *build_cmd(claims, out)],
+                   env=build_env(SOURCE_DATE_EPOCH="2"), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=120)
+    assert sitekit.snapshot(out) in (sites["1"], sites["2"])
+    r = subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="2"),
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0 and sitekit.snapshot(out) == sites["2"]
+
+
 def test_hardening_04_sibling_outputs_never_delete_each_others_temporaries(tmp_path):
     """`site` is built while a build of `site.x` is in the middle of its publish (after
     its swap, before its clean-up), and the other way round."""
@@ -393,3 +420,175 @@ def test_hardening_12_file_size_limit_names_the_output_file_not_the_source_pdf(t
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "cannot write site/pdfs/report.pdf (File too large" in r.stderr, r.stderr
     assert "docs/report.pdf" not in r.stderr and not (tmp_path / "site").exists()
+
+
+# ---- held: XSS in every field the ledger lets a user write ---------------------------------
+
+XSS_PAYLOADS = [
+    "<script>alert('xss1')</script>",
+    "\"><script>alert('xss2')</script>",
+    "'><img src=x onerror=alert('xss3')>",
+    "<img src=x onerror=alert('xss4')>",
+    "<svg onload=alert('xss5')>",
+    "<svg><script>alert('xss6')</script></svg>",
+    "</title><script>alert('xss7')</script>",
+    "</textarea><script>alert('xss8')</script>",
+    "</script><script>alert('xss9')</script>",
+    "<iframe src=\"javascript:alert('xss10')\"></iframe>",
+    "<a href=\"javascript:alert('xss11')\">xss11</a>",
+    "[xss12](javascript:alert(12))",
+    "[xss13](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "<javascript:alert('xss14')>",
+    "![xss15](https://evil.example/xss15.png)",
+    "<style>body{display:none}</style>xss16",
+    "<body onload=alert('xss17')>",
+    "<details open ontoggle=alert('xss18')>",
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert('xss19')>",
+    "<!--xss20--><script>alert(20)</script>",
+    "<![CDATA[xss21]]><script>alert(21)</script>",
+    "&lt;script&gt;alert('xss22')&lt;/script&gt;",
+    "&#60;script&#62;alert('xss23')&#60;/script&#62;",
+    "{{ 7*7 }} {% raw %}xss24",
+    "javascript:alert('xss25')",
+    "\" onmouseover=\"alert('xss26')",
+    "' onfocus='alert(27)' autofocus='",
+    "\u2028\u2029<script>alert('xss28')</script>",
+    "<scr<script>ipt>alert('xss29')</scr</script>ipt>",
+    "<SCRIPT SRC=//evil.example/xss30.js></SCRIPT>",
+    "<object data=\"javascript:alert('xss31')\">",
+    "<base href=\"//evil.example/xss32/\">",
+    "<meta http-equiv=\"refresh\" content=\"0;url=javascript:alert('xss33')\">",
+    "<form action=javascript:alert('xss34')><button>xss34</button></form>",
+    "<noscript><p title=\"</noscript><img src=x onerror=alert('xss35')>\">",
+]
+# what Markdown fields (summary, section bodies) may add on their own
+MARKDOWN_TAGS = {"p", "em", "strong", "code", "a", "ul", "ol", "li", "blockquote", "pre",
+                 "hr", "br", "h1", "h2", "h3", "h4", "h5", "h6"}
+URL_ATTRS = {"href", "src", "action", "formaction", "data", "xlink:href"}
+
+
+class PageShape(html.parser.HTMLParser):
+    """The tags, attributes, URLs, scripts and styles of a page."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.attrs: set[tuple[str, str]] = set()
+        self.urls: list[tuple[str, str, str]] = []
+        self.scripts: list[tuple[str | None, str]] = []
+        self.styles: list[str] = []
+        self._in: str | None = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        for k, v in attrs:
+            self.attrs.add((tag, k))
+            if k in URL_ATTRS:
+                self.urls.append((tag, k, v or ""))
+        if tag == "script":
+            self.scripts.append((dict(attrs).get("src"), ""))
+        if tag in ("script", "style"):
+            self._in = tag
+            if tag == "style":
+                self.styles.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "script":
+            src, text = self.scripts[-1]
+            self.scripts[-1] = (src, text + data)
+        elif self._in == "style":
+            self.styles[-1] += data
+
+
+def site_shapes(site: Path) -> dict[str, PageShape]:
+    return {p.name: PageShape(p.read_text(encoding="utf-8")) for p in html_pages(site)}
+
+
+@pytest.fixture(scope="module")
+def benign(tmp_path_factory, crop_cache) -> dict[str, PageShape]:
+    tmp = tmp_path_factory.mktemp("benign")
+    build_site(hostile_verification(tmp, "benign words"), tmp / "site", None, 1,
+               cache_dir=crop_cache)
+    return site_shapes(tmp / "site")
+
+
+@pytest.mark.parametrize("payload", XSS_PAYLOADS, ids=[f"xss{i + 1}" for i in
+                                                        range(len(XSS_PAYLOADS))])
+def test_xss_payload_in_every_field_stays_text(tmp_path, crop_cache, benign, payload):
+    v = hostile_verification(tmp_path, payload)
+    out = tmp_path / "site"
+    build_site(v, out, None, 1, cache_dir=crop_cache)
+    shapes = site_shapes(out)
+    assert sorted(shapes) == ["S1.html", "S1.standalone.html", "index.html"]
+    for name, shape in shapes.items():
+        base = benign[name]
+        text = (out / name).read_text(encoding="utf-8")
+        if any(ch in payload for ch in "<>\""):  # every one of these must come out escaped
+            assert payload not in text, name
+        assert shape.tags <= base.tags | MARKDOWN_TAGS, (name, shape.tags - base.tags)
+        assert shape.attrs <= base.attrs | {("a", "href")}, (name, shape.attrs - base.attrs)
+        assert not any(k.startswith("on") for _, k in shape.attrs), name
+        assert shape.scripts == base.scripts, name  # the site's own script, and only it
+        assert shape.styles == base.styles, name
+        for tag, attr, url in shape.urls:
+            scheme = url.strip().lower()
+            assert not scheme.startswith(("javascript:", "vbscript:", "data:text")), \
+                (name, tag, attr, url)
+            if scheme.startswith("data:"):
+                assert (tag, attr) == ("img", "src") and url.startswith(
+                    "data:image/png;base64,"), (name, url)
+
+
+# ---- held: kill -9 at any moment of a build over a previous site ---------------------------
+
+
+@pytest.fixture(scope="module")
+def two_sites(tmp_path_factory):
+    """A ledger, its site as built at time 1 (the previous site) and at time 2 (the one a
+    build at time 2 must leave complete), and how long such a build runs here."""
+    import subprocess
+    import time
+
+    tmp = tmp_path_factory.mktemp("kill")
+    claims = sitekit.make_ledger(tmp)
+    sites = {}
+    for epoch in ("1", "2"):
+        start = time.monotonic()
+        subprocess.run(build_cmd(claims, tmp / epoch / "site"),
+                       env=build_env(SOURCE_DATE_EPOCH=epoch), check=True, capture_output=True)
+        took = time.monotonic() - start
+        sites[epoch] = sitekit.snapshot(tmp / epoch / "site")
+    assert sites["1"] != sites["2"]
+    return claims, tmp / "1" / "site", sites, took
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kill_9_during_a_build_leaves_the_old_site_or_the_new_one(tmp_path, two_sites, seed):
+    import random
+    import shutil
+    import signal
+    import subprocess
+    import time
+
+    claims, old_site, sites, took = two_sites
+    out = tmp_path / "site"
+    shutil.copytree(old_site, out)
+    when = random.Random(seed).uniform(0.1, 1.1) * took  # before, during or after the swap
+    proc = subprocess.Popen(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="2"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(when)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    now = sitekit.snapshot(out)
+    assert now in (sites["1"], sites["2"]), "the site is half old, half new, or missing"
+    r = subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="2"),
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0 and sitekit.snapshot(out) == sites["2"]
+    assert list((tmp_path / ".reportgen" / "tmp").iterdir()) == []
