@@ -49,6 +49,7 @@ def work_dir(out: Path) -> Path:
 
 
 def lock_path(out: Path) -> Path:
+    """`.reportgen/<name>.lock` beside the output (one output per name in a folder)."""
     return state_dir(out) / f"{full_path(out).name}.lock"
 
 

@@ -19,6 +19,8 @@ import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from reportgen.errors import BuildError
+
 
 @dataclass(frozen=True)
 class SlottedPage:
@@ -37,8 +39,9 @@ class CropSlots:
         self._srcs: list[str] = []
 
     def __call__(self, src: str) -> str:
-        if src not in self._allowed:  # a template asking for a file that is not a crop
-            raise ValueError(f"{src!r} is not one of this build's crops")
+        if src not in self._allowed:  # a (user) template asking for a file that is no crop
+            raise BuildError(f"a template asked to inline {src!r}, which is not one of this "
+                             "build's crops; pass img() only the crops of a claim (c.crops)")
         self._srcs.append(src)
         return f"\ue000{self._token}:{len(self._srcs) - 1}\ue001"
 
@@ -55,6 +58,7 @@ class CropSlots:
 
 
 def data_uri(png: bytes) -> str:
+    """A PNG as a data: URI, so the standalone page needs no other file."""
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 

@@ -592,3 +592,19 @@ def test_kill_9_during_a_build_leaves_the_old_site_or_the_new_one(tmp_path, two_
                        capture_output=True, timeout=120)
     assert r.returncode == 0 and sitekit.snapshot(out) == sites["2"]
     assert list((tmp_path / ".reportgen" / "tmp").iterdir()) == []
+
+
+def test_hardening_01_a_template_cannot_inline_a_file_that_is_no_crop(tmp_path, crop_cache):
+    """A user template is trusted with layout, not with reading files into the page."""
+    from reportgen.errors import BuildError
+
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(CANARY)
+    tpl = tmp_path / "tpl"
+    tpl.mkdir()
+    body = (Path(__file__).resolve().parents[2] / "templates" / "report.html").read_text()
+    (tpl / "report.html").write_text(body.replace(
+        "{% block body %}", '{% block body %}<img src="{{ img("' + str(secret) + '") }}">', 1))
+    v = hostile_verification(tmp_path, "plain", ())
+    with pytest.raises(BuildError, match="not one of this build's crops"):
+        build_site(v, tmp_path / "site", tpl, 1, cache_dir=crop_cache)
