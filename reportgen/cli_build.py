@@ -35,10 +35,9 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     the previous site stays as it was. When nothing changed since the last successful
     build (inputs and output alike), the verdict lines are repeated and nothing is done."""
     from reportgen import fingerprint
+    from reportgen.build import check_out
     from reportgen.cli import fail, ledger_paths, verdict_lines
     from reportgen.errors import ReportgenError
-
-    from reportgen.build import check_out
     from reportgen.swap import recover
 
     tpl = Path(templates) if templates else None
