@@ -1,23 +1,31 @@
 """Write a verified ledger as a static site, and swap it into place atomically.
 
 `build_site()` writes every file of the site into a folder; `publish()` wraps it with a
-lock, a temporary folder beside the output and a rename, so a failed build leaves the
-previous site byte-identical and two builds never write one folder at once.
+lock, a temporary folder beside the output and an atomic swap (reportgen.swap), so a
+failed or killed build leaves the previous site byte-identical and two builds never write
+one folder at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reportgen.errors import BuildError
 from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
 
-STATE_DIR = ".reportgen"  # beside the output: crop cache, lock files, temporary folders
+if TYPE_CHECKING:
+    from reportgen.render.inline import SlottedPage
+
+from reportgen.swap import STATE_DIR, state_dir  # noqa: F401 (re-exported)
 
 
 @dataclass(frozen=True)
@@ -29,10 +37,6 @@ class BuildStats:
     crops_cached: int
     pdfs: int
     bundle_entries: int
-
-
-def state_dir(out: Path) -> Path:
-    return out.resolve().parent / STATE_DIR
 
 
 def default_cache_dir(out: Path) -> Path:
@@ -103,8 +107,20 @@ def link_or_copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Name `path` in an OSError that does not name its file (a full disk, a file size
+    limit: write() and close() say only what went wrong, not where)."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None or e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from None
+
+
 def _write(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
+    with writing(path), open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
 
 
@@ -121,7 +137,7 @@ def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dic
     r = _RENDERERS.get(key)
     if r is None:
         r = _RENDERERS[key] = Renderer(SiteData(v, pdf_names, crops), templates,
-                                       bytecode_cache=bytecode)  # crops: markers
+                                       bytecode_cache=bytecode)
     return r
 
 
@@ -134,7 +150,8 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
     (out / "assets").mkdir(exist_ok=True)
     for asset in ("assets/site.css", "assets/site.js"):
         _write(out / asset, asset_text(rend.env, asset))
-    with open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
+    with writing(out / "evidence.jsonl"), \
+            open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
         for rec in evidence_records(v, crops):
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     pages = ["index.html"]
@@ -147,29 +164,85 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
 
 def render_standalone(v: Verification, out: Path, templates: Path | None,
                       pdf_names: dict[str, str], crops: dict[str, list[tuple[int, str]]],
-                      bytecode: Path | None) -> dict[str, str]:
-    """<id>.standalone.html -> its HTML with CSS and JS inlined and crop markers, so it can
-    be rendered before the crops exist (write_standalone fills them in)."""
+                      bytecode: Path | None) -> dict[str, SlottedPage]:
+    """<id>.standalone.html -> its HTML with CSS and JS inlined and a slot per crop, so it
+    can be rendered before the crops exist (write_standalone fills them in)."""
     rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
     try:
-        return {f"{rep.id}.standalone.html": rend.report_page(rep, standalone=True)
+        return {f"{rep.id}.standalone.html": rend.standalone_slots(rep)
                 for rep in v.ledger.reports}
     finally:
         _RENDERERS.pop(str(out), None)
 
 
-def write_standalone(out: Path, pages: dict[str, str]) -> list[str]:
+def read_anchor(out: Path, src: str, allowed: Collection[str]) -> bytes:
+    """The bytes of crop `src` ("anchors/<name>"), one of `allowed` (the build's own crop
+    list), read from out/anchors and nowhere else: no other folder, no '..', no symlink."""
+    name = src.removeprefix("anchors/")
+    if src not in allowed or name == src or name in ("", ".", "..") or "/" in name \
+            or "\0" in name:
+        raise BuildError(f"refusing to inline {src!r}: it is not one of this build's crops")
+    nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        dfd = os.open(out / "anchors", nofollow | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fd = os.open(name, nofollow, dir_fd=dfd)
+        finally:
+            os.close(dfd)
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        raise BuildError(f"refusing to inline {src!r}: a symlink on its way could lead out "
+                         "of the site's anchors folder") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BuildError(f"refusing to inline {src!r}: it is not a regular file")
+    with open(fd, "rb") as f:
+        return f.read()
+
+
+def write_standalone(out: Path, pages: dict[str, SlottedPage],
+                     crops: dict[str, list[tuple[int, str]]]) -> list[str]:
     """Write the standalone pages with their crops (read from out/anchors) as data: URIs."""
     from reportgen.render.inline import fill_crops
 
-    for name, html in pages.items():
-        _write(out / name, fill_crops(html, lambda src: (out / src).read_bytes()))
+    allowed = frozenset(src for cs in crops.values() for _, src in cs)
+    for name, page in pages.items():
+        _write(out / name, fill_crops(page, lambda src: read_anchor(out, src, allowed)))
     return list(pages)
 
 
-def _warm_helper(templates: str | None, bytecode: str | None) -> None:
+def die_with_parent(parent: int) -> None:
+    """In a forked helper: end this process when `parent` ends, however it ends (kill -9
+    too). A pool worker holds both ends of its task pipe, so it would wait for a task
+    forever. Linux: PR_SET_PDEATHSIG; elsewhere a thread that watches the parent's pid."""
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        ok = False
+    if not ok:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+    if os.getppid() != parent:  # the parent went before the signal was armed
+        os._exit(1)
+
+
+def _warm_helper(parent: int, templates: str | None, bytecode: str | None) -> None:
     from reportgen.render.site import warm_up
 
+    die_with_parent(parent)
     try:
         warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
     except Exception:  # only a head start: the same problem is reported by the build itself
@@ -189,7 +262,8 @@ def start_helper(out: Path, templates: Path | None = None):
     ex = ProcessPoolExecutor(
         max_workers=1, mp_context=multiprocessing.get_context("fork"),
         initializer=_warm_helper,
-        initargs=(os.fspath(templates) if templates else None, os.fspath(bytecode)))
+        initargs=(os.getpid(), os.fspath(templates) if templates else None,
+                  os.fspath(bytecode)))
     ex.submit(int)  # the pool forks on the first submit: start warming up now
     return ex
 
@@ -289,13 +363,14 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     if fut is not None and sfut is not None:
         pages = fut.result()
         standalone = sfut.result()
-    pages += write_standalone(out, standalone)
+    pages += write_standalone(out, standalone, crops)
 
     files = [(p, out / p) for p in pages]
     files += [(f"anchors/{n}", out / "anchors" / n) for n in cached]
     files += [(f"pdfs/{n}", out / "pdfs" / n) for n in pdf_names.values()]
     files += [(a, out / a) for a in ("assets/site.css", "assets/site.js", "evidence.jsonl")]
-    n_entries = write_bundle(out / "reportgen-bundle.zip", files)
+    with writing(out / "reportgen-bundle.zip"):
+        n_entries = write_bundle(out / "reportgen-bundle.zip", files)
     return BuildStats(reports=len(v.ledger.reports), pages=len(pages), crops=len(cjobs),
                       crops_rendered=cstats.rendered + prerendered,
                       crops_cached=cstats.cached - prerendered,
@@ -309,11 +384,26 @@ def _is_site(p: Path) -> bool:
     return (p / "index.html").is_file() and (p / "evidence.jsonl").is_file()
 
 
+def check_out(out: Path) -> None:
+    """Refuse an --out that a build must not replace, before anything is created for it:
+    a filesystem root, a file, or a folder with files that is not a reportgen site."""
+    full = Path(os.path.abspath(out))
+    if full.parent == full:
+        raise BuildError(f"refusing --out {out}: the site folder is replaced as a whole, "
+                         "so it cannot be a filesystem root; choose a new folder", file=out)
+    if full.exists() and not full.is_dir():
+        raise BuildError(f"--out {out} is a file, not a folder", file=out)
+    if full.is_dir() and any(full.iterdir()) and not _is_site(full):
+        raise BuildError(f"refusing to replace {out}: it is not a reportgen site "
+                         "(no index.html and evidence.jsonl); choose another --out", file=out)
+
+
 def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
             cache_dir: Path | None = None, helper=None,
             on_swapped: Callable[[Path], None] | None = None,
             prerendered: int = 0) -> BuildStats:
-    """build_site() into a temporary folder beside `out`, then rename it into place.
+    """build_site() into this output's temporary folder beside it, then swap it into place
+    in one step (see reportgen.swap). A swap a killed build left half done is undone first.
 
     The lock (`.reportgen/<name>.lock` beside `out`, held with flock) keeps a second build
     of the same output from running at once; it fails at once with BuildError.
@@ -323,57 +413,58 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
     try:
         return _publish(v, out, templates, jobs, cache_dir, helper, on_swapped, prerendered)
     except OSError as e:  # an unwritable or vanished folder: the previous site is untouched
-        where = e.filename or out
-        raise BuildError(f"cannot write {where} ({e.strerror or e}); the site was not "
-                         "written: choose an --out in a folder you can write to",
-                         file=out) from None
+        hint = _WRITE_HINTS.get(e.errno or 0, "choose an --out in a folder you can write to")
+        raise BuildError(f"cannot write {_written(e, out)} ({e.strerror or e}); the site was "
+                         f"not written: {hint}", file=out) from None
+
+
+_WRITE_HINTS = {
+    errno.EFBIG: "raise the file size limit (ulimit -f) or write to a filesystem that takes "
+                 "files this large",
+    errno.ENOSPC: "free some space or choose an --out on another filesystem",
+    errno.EDQUOT: "free some space or choose an --out on another filesystem",
+}
+
+
+def _written(e: OSError, out: Path) -> str:
+    """The output file an OSError is about, as it would stand in the site (not the
+    temporary folder it was being built in, nor the source of a copy that failed to write)."""
+    from reportgen.errors import display_path
+    from reportgen.swap import work_dir
+
+    where = e.filename
+    if e.filename2 is not None and e.errno in _WRITE_HINTS:
+        where = e.filename2  # shutil's copies give (source, destination)
+    if where is None:
+        return display_path(out)
+    try:
+        rel = Path(os.fsdecode(where)).relative_to(work_dir(out) / "new")
+    except ValueError:
+        return display_path(os.fsdecode(where))
+    return display_path(out / rel)
 
 
 def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
              cache_dir: Path | None, helper, on_swapped: Callable[[Path], None] | None,
              prerendered: int) -> BuildStats:
-    import fcntl
+    from reportgen import fingerprint
+    from reportgen.swap import locked, recover_locked, swap, work_dir
 
-    if out.exists() and not out.is_dir():
-        raise BuildError(f"--out {out} is a file, not a folder", file=out)
-    if out.is_dir() and any(out.iterdir()) and not _is_site(out):
-        raise BuildError(f"refusing to replace {out}: it is not a reportgen site "
-                         "(no index.html and evidence.jsonl); choose another --out", file=out)
-    sdir = state_dir(out)
-    tmp_root = sdir / "tmp"
-    tmp_root.mkdir(parents=True, exist_ok=True)
-    lock_path = sdir / f"{out.name}.lock"
-    lock = open(lock_path, "a+")
-    try:
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise BuildError(f"another build is writing {out} (lock {lock_path} is held); "
-                             "wait for it to finish and run again") from None
-        for stale in tmp_root.glob(f"{out.name}.*-*"):  # left by a killed build
-            shutil.rmtree(stale, ignore_errors=True)
-        new = tmp_root / f"{out.name}.new-{os.getpid()}"
-        old = tmp_root / f"{out.name}.old-{os.getpid()}"
+    check_out(out)
+    with locked(out):
+        recover_locked(out)  # a swap a killed build left half done; its leftovers
+        check_out(out)  # what recovery put back is checked too
+        wd = work_dir(out)
+        new = wd / "new"
+        wd.mkdir(parents=True)
         try:
             stats = build_site(v, new, templates, jobs,
                                cache_dir if cache_dir is not None else default_cache_dir(out),
                                helper=helper, prerendered=prerendered)
-            from reportgen import fingerprint
-
             fingerprint.forget(out)  # from here on the recorded output is gone
-            if out.exists():
-                os.rename(out, old)
-            try:
-                os.rename(new, out)
-            except BaseException:
-                if old.exists():
-                    os.rename(old, out)
-                raise
+            swap(new, out)
             if on_swapped is not None:
                 on_swapped(out)
         finally:
-            shutil.rmtree(new, ignore_errors=True)
-            shutil.rmtree(old, ignore_errors=True)
+            shutil.rmtree(wd, ignore_errors=True)
         return stats
-    finally:
-        lock.close()

@@ -35,13 +35,17 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
     the previous site stays as it was. When nothing changed since the last successful
     build (inputs and output alike), the verdict lines are repeated and nothing is done."""
     from reportgen import fingerprint
+    from reportgen.build import check_out
     from reportgen.cli import fail, ledger_paths, verdict_lines
     from reportgen.errors import ReportgenError
+    from reportgen.swap import recover
 
     tpl = Path(templates) if templates else None
     out = site_folder(out)
     lpaths = ledger_paths(paths)
     try:
+        recover(Path(out))  # first of all: the site a killed build's swap left aside
+        check_out(Path(out))  # before anything (caches, helper) is created for it
         same = fingerprint.unchanged(Path(out), lpaths, tpl, allow_outside)
         before = None if same is not None else fingerprint.snapshot(lpaths, tpl, allow_outside)
     except ReportgenError as e:
