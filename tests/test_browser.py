@@ -35,7 +35,7 @@ def browser():
 @pytest.fixture(scope="module")
 def sample_site(tmp_path_factory):
     """The repository's sample ledger built into a temporary folder."""
-    from reportgen.site.write import publish
+    from reportgen.site.publish import publish
     from reportgen.verify.run import verify
 
     v = verify([REPO / "claims"])
@@ -47,7 +47,7 @@ def sample_site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def fixture_site(tmp_path_factory):
-    from reportgen.site.write import publish
+    from reportgen.site.publish import publish
 
     tmp = tmp_path_factory.mktemp("fixture")
     out = tmp / "site"

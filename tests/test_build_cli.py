@@ -12,8 +12,8 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
 
-import reportgen.site.write as buildmod  # noqa: E402
-from reportgen.site.write import publish  # noqa: E402
+import reportgen.site.publish as buildmod  # noqa: E402
+from reportgen.site.publish import publish  # noqa: E402
 from reportgen.cli import main  # noqa: E402
 from reportgen.errors import BuildError  # noqa: E402
 

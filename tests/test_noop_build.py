@@ -171,7 +171,7 @@ def test_a_miss_exits_1_and_is_never_recorded(tmp_path, monkeypatch):
 
 
 def test_a_failed_publish_records_nothing(built, monkeypatch):
-    import reportgen.site.write as buildmod
+    import reportgen.site.publish as buildmod
 
     claims, out = built
     later(claims / "s1.yaml")

@@ -198,7 +198,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
             f.write(data)
         os.chmod(tmp, 0o444)  # read-only: sites hard-link these files (build.py)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
+        if isinstance(e, OSError) and e.filename is None:  # EFBIG, ENOSPC: name the file
+            e.filename = tmp
         try:
             os.unlink(tmp)
         except FileNotFoundError:

@@ -360,7 +360,9 @@ def _write_atomic(folder: Path, chunks: Iterator[bytes], name: Callable[[], Path
         os.chmod(tmp, 0o444)
         os.replace(tmp, final)
         return final
-    except BaseException:
+    except BaseException as e:
+        if isinstance(e, OSError) and e.filename is None:  # EFBIG, ENOSPC: name the file
+            e.filename = tmp
         try:
             os.unlink(tmp)
         except FileNotFoundError:

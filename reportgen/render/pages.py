@@ -11,14 +11,14 @@ from urllib.parse import quote as urlquote
 
 from jinja2 import (ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateError,
                     TemplateSyntaxError)
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from reportgen.errors import BuildError
 from reportgen.model import Report, Verification
 from reportgen.verify.records import claim_record
 from reportgen.render.graph import layout
 from reportgen.render.markdown import cited_ids, make_renderer
-from reportgen.render.inline import crop_mark, data_uri
+from reportgen.render.inline import CropSlots, SlottedPage, fill_crops
 from reportgen.render.paths import default_templates
 
 KIND_LABEL = {"fact": "Fact", "calc": "Calc", "inference": "Inference"}
@@ -212,7 +212,9 @@ class Renderer:
 
     # ---- pages -------------------------------------------------------------------------
 
-    def report_context(self, rep: Report, standalone: bool) -> dict[str, Any]:
+    def report_context(self, rep: Report, standalone: bool,
+                       img: Callable[[str], str] = str) -> dict[str, Any]:
+        """The template's data; `img` maps a crop's site path to the image's src."""
         v = self.sd.v
         if rep.sections:
             listed: set[str] = set()
@@ -263,7 +265,7 @@ class Renderer:
             "edges": sorted(rep.edges, key=lambda e: (e.source, e.relation, e.target)),
             "count": count, "n_inferences": sum(c["kind"] == "inference" for c in claims),
             "standalone": standalone, "css": self._asset("assets/site.css", standalone),
-            "js": self._asset("assets/site.js", standalone), "img": self._img(standalone),
+            "js": self._asset("assets/site.js", standalone), "img": img,
         }
 
     def _asset(self, name: str, inline: bool) -> Markup | None:
@@ -272,17 +274,24 @@ class Renderer:
             return None
         return Markup(asset_text(self.env, name).replace("</", "<\\/"))
 
-    def _img(self, standalone: bool) -> Callable[[str], str]:
-        if not standalone:
-            return lambda src: src
-        read = self.read_crop
-        if read is None:  # build.py fills the data URIs in when the crops exist
-            return crop_mark
-        return lambda src: data_uri(read(src))
-
     def report_page(self, rep: Report, standalone: bool = False) -> str:
-        return render(self.env, "report.html", **self.common,
-                      **self.report_context(rep, standalone))
+        """<id>.html, or with `standalone` <id>.standalone.html with its crops read through
+        `read_crop` (which the renderer must then have been given)."""
+        if not standalone:
+            return render(self.env, "report.html", **self.common,
+                          **self.report_context(rep, False))
+        if self.read_crop is None:
+            raise ValueError("a standalone page needs read_crop, or use standalone_slots()")
+        return fill_crops(self.standalone_slots(rep), self.read_crop)
+
+    def standalone_slots(self, rep: Report) -> SlottedPage:
+        """<id>.standalone.html with a slot for each crop (build.py fills them in once the
+        crops exist); only crops of this site can fill a slot, never text of the ledger."""
+        allowed = [src for crops in self.sd.crops.values() for _, src in crops]
+        slots = CropSlots(allowed)
+        html = render(self.env, "report.html", **self.common,
+                      **self.report_context(rep, True, slots))
+        return slots.split(html)
 
     def index_page(self) -> str:
         v = self.sd.v

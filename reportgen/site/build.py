@@ -15,8 +15,10 @@ from pathlib import Path
 
 from reportgen.model import Verification
 from reportgen.site import fingerprint
-from reportgen.site.write import (BuildStats, EarlyCrops, default_cache_dir, publish,
-                                  start_helper)
+from reportgen.site.helper import start_helper
+from reportgen.site.publish import check_out, publish
+from reportgen.site.swap import recover
+from reportgen.site.write import BuildStats, EarlyCrops, default_cache_dir
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | 
     cannot be written; in both cases, and on any miss, the previous site stays as it was."""
     out = site_folder(out)
     paths = list(paths)
+    recover(out)  # first of all: the site a killed build's swap left aside
+    check_out(out)  # before anything (caches, helper) is created for it
     same = fingerprint.unchanged(out, paths, templates, allow_outside)
     if same is not None:
         return BuildResult(out, tuple(same.splitlines()), ok=True, written=False,

@@ -30,7 +30,7 @@ LIBRARIES = ("pymupdf", "jinja2", "markupsafe", "markdown_it", "yaml", "click")
 
 def record_path(out: Path) -> Path:
     """`.reportgen/<out name>.fingerprint.json` beside the output, with its lock."""
-    from reportgen.site.write import state_dir
+    from reportgen.site.swap import state_dir
 
     return state_dir(out) / f"{Path(os.path.abspath(out)).name}.fingerprint.json"
 

@@ -1,24 +1,28 @@
-"""Write a verified ledger as a static site, and swap it into place atomically.
-
-`build_site()` writes every file of the site into a folder; `publish()` wraps it with a
-lock, a temporary folder beside the output and a rename, so a failed build leaves the
-previous site byte-identical and two builds never write one folder at once.
-"""
+"""Write every file of a verified ledger's site into a folder (reportgen.site.publish
+puts that folder in place): pages in the helper process, crops from the checked bytes,
+the PDFs, evidence.jsonl and the bundle."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shutil
-from collections.abc import Callable
+import stat
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reportgen.errors import BuildError
 from reportgen.verify import records
-from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
+from reportgen.model import Fact, FactResult, Verification
 
-STATE_DIR = ".reportgen"  # beside the output: crop cache, lock files, temporary folders
+if TYPE_CHECKING:
+    from reportgen.render.inline import SlottedPage
+
+from reportgen.site.swap import state_dir
 
 
 @dataclass(frozen=True)
@@ -30,10 +34,6 @@ class BuildStats:
     crops_cached: int
     pdfs: int
     bundle_entries: int
-
-
-def state_dir(out: Path) -> Path:
-    return out.resolve().parent / STATE_DIR
 
 
 def default_cache_dir(out: Path) -> Path:
@@ -68,8 +68,20 @@ def link_or_copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Name `path` in an OSError that does not name its file (a full disk, a file size
+    limit: write() and close() say only what went wrong, not where)."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None or e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from None
+
+
 def _write(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
+    with writing(path), open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
 
 
@@ -86,7 +98,7 @@ def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dic
     r = _RENDERERS.get(key)
     if r is None:
         r = _RENDERERS[key] = Renderer(SiteData(v, pdf_names, crops), templates,
-                                       bytecode_cache=bytecode)  # crops: markers
+                                       bytecode_cache=bytecode)
     return r
 
 
@@ -99,7 +111,8 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
     (out / "assets").mkdir(exist_ok=True)
     for asset in ("assets/site.css", "assets/site.js"):
         _write(out / asset, asset_text(rend.env, asset))
-    with open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
+    with writing(out / "evidence.jsonl"), \
+            open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
         for rec in records.evidence_records(v, crops):
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     pages = ["index.html"]
@@ -112,51 +125,52 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
 
 def render_standalone(v: Verification, out: Path, templates: Path | None,
                       pdf_names: dict[str, str], crops: dict[str, list[tuple[int, str]]],
-                      bytecode: Path | None) -> dict[str, str]:
-    """<id>.standalone.html -> its HTML with CSS and JS inlined and crop markers, so it can
-    be rendered before the crops exist (write_standalone fills them in)."""
+                      bytecode: Path | None) -> dict[str, SlottedPage]:
+    """<id>.standalone.html -> its HTML with CSS and JS inlined and a slot per crop, so it
+    can be rendered before the crops exist (write_standalone fills them in)."""
     rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
     try:
-        return {f"{rep.id}.standalone.html": rend.report_page(rep, standalone=True)
+        return {f"{rep.id}.standalone.html": rend.standalone_slots(rep)
                 for rep in v.ledger.reports}
     finally:
         _RENDERERS.pop(str(out), None)
 
 
-def write_standalone(out: Path, pages: dict[str, str]) -> list[str]:
+def read_anchor(out: Path, src: str, allowed: Collection[str]) -> bytes:
+    """The bytes of crop `src` ("anchors/<name>"), one of `allowed` (the build's own crop
+    list), read from out/anchors and nowhere else: no other folder, no '..', no symlink."""
+    name = src.removeprefix("anchors/")
+    if src not in allowed or name == src or name in ("", ".", "..") or "/" in name \
+            or "\0" in name:
+        raise BuildError(f"refusing to inline {src!r}: it is not one of this build's crops")
+    nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        dfd = os.open(out / "anchors", nofollow | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fd = os.open(name, nofollow, dir_fd=dfd)
+        finally:
+            os.close(dfd)
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        raise BuildError(f"refusing to inline {src!r}: a symlink on its way could lead out "
+                         "of the site's anchors folder") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BuildError(f"refusing to inline {src!r}: it is not a regular file")
+    with open(fd, "rb") as f:
+        return f.read()
+
+
+def write_standalone(out: Path, pages: dict[str, SlottedPage],
+                     crops: dict[str, list[tuple[int, str]]]) -> list[str]:
     """Write the standalone pages with their crops (read from out/anchors) as data: URIs."""
     from reportgen.render.inline import fill_crops
 
-    for name, html in pages.items():
-        _write(out / name, fill_crops(html, lambda src: (out / src).read_bytes()))
+    allowed = frozenset(src for cs in crops.values() for _, src in cs)
+    for name, page in pages.items():
+        _write(out / name, fill_crops(page, lambda src: read_anchor(out, src, allowed)))
     return list(pages)
-
-
-def _warm_helper(templates: str | None, bytecode: str | None) -> None:
-    from reportgen.render.pages import warm_up
-
-    try:
-        warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
-    except Exception:  # only a head start: the same problem is reported by the build itself
-        pass
-
-
-def start_helper(out: Path, templates: Path | None = None):
-    """A process that imports Jinja2 and markdown-it and compiles the templates while the
-    caller verifies the ledger; build_site() then renders the HTML in it while the caller
-    renders crops. None where fork is unavailable (build_site then works alone)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return None
-    bytecode = default_cache_dir(Path(out)).parent / "jinja"
-    ex = ProcessPoolExecutor(
-        max_workers=1, mp_context=multiprocessing.get_context("fork"),
-        initializer=_warm_helper,
-        initargs=(os.fspath(templates) if templates else None, os.fspath(bytecode)))
-    ex.submit(int)  # the pool forks on the first submit: start warming up now
-    return ex
 
 
 class EarlyCrops:
@@ -254,91 +268,15 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     if fut is not None and sfut is not None:
         pages = fut.result()
         standalone = sfut.result()
-    pages += write_standalone(out, standalone)
+    pages += write_standalone(out, standalone, crops)
 
     files = [(p, out / p) for p in pages]
     files += [(f"anchors/{n}", out / "anchors" / n) for n in cached]
     files += [(f"pdfs/{n}", out / "pdfs" / n) for n in pdf_names.values()]
     files += [(a, out / a) for a in ("assets/site.css", "assets/site.js", "evidence.jsonl")]
-    n_entries = write_bundle(out / "reportgen-bundle.zip", files)
+    with writing(out / "reportgen-bundle.zip"):
+        n_entries = write_bundle(out / "reportgen-bundle.zip", files)
     return BuildStats(reports=len(v.ledger.reports), pages=len(pages), crops=len(cjobs),
                       crops_rendered=cstats.rendered + prerendered,
                       crops_cached=cstats.cached - prerendered,
                       pdfs=len(pdf_names), bundle_entries=n_entries)
-
-
-# ---- publishing: lock, temporary folder, swap ---------------------------------------
-
-
-def _is_site(p: Path) -> bool:
-    return (p / "index.html").is_file() and (p / "evidence.jsonl").is_file()
-
-
-def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
-            cache_dir: Path | None = None, helper=None,
-            on_swapped: Callable[[Path], None] | None = None,
-            prerendered: int = 0) -> BuildStats:
-    """build_site() into a temporary folder beside `out`, then rename it into place.
-
-    The lock (`.reportgen/<name>.lock` beside `out`, held with flock) keeps a second build
-    of the same output from running at once; it fails at once with BuildError.
-    `on_swapped(out)` runs after the swap, still under the lock (the no-op fingerprint is
-    recorded there, so it can never describe another build's output)."""
-    out = Path(os.path.realpath(out) if os.path.islink(out) else os.path.abspath(out))
-    try:
-        return _publish(v, out, templates, jobs, cache_dir, helper, on_swapped, prerendered)
-    except OSError as e:  # an unwritable or vanished folder: the previous site is untouched
-        where = e.filename or out
-        raise BuildError(f"cannot write {where} ({e.strerror or e}); the site was not "
-                         "written: choose an --out in a folder you can write to",
-                         file=out) from None
-
-
-def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
-             cache_dir: Path | None, helper, on_swapped: Callable[[Path], None] | None,
-             prerendered: int) -> BuildStats:
-    import fcntl
-
-    if out.exists() and not out.is_dir():
-        raise BuildError(f"--out {out} is a file, not a folder", file=out)
-    if out.is_dir() and any(out.iterdir()) and not _is_site(out):
-        raise BuildError(f"refusing to replace {out}: it is not a reportgen site "
-                         "(no index.html and evidence.jsonl); choose another --out", file=out)
-    sdir = state_dir(out)
-    tmp_root = sdir / "tmp"
-    tmp_root.mkdir(parents=True, exist_ok=True)
-    lock_path = sdir / f"{out.name}.lock"
-    lock = open(lock_path, "a+")
-    try:
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise BuildError(f"another build is writing {out} (lock {lock_path} is held); "
-                             "wait for it to finish and run again") from None
-        for stale in tmp_root.glob(f"{out.name}.*-*"):  # left by a killed build
-            shutil.rmtree(stale, ignore_errors=True)
-        new = tmp_root / f"{out.name}.new-{os.getpid()}"
-        old = tmp_root / f"{out.name}.old-{os.getpid()}"
-        try:
-            stats = build_site(v, new, templates, jobs,
-                               cache_dir if cache_dir is not None else default_cache_dir(out),
-                               helper=helper, prerendered=prerendered)
-            from reportgen.site import fingerprint
-
-            fingerprint.forget(out)  # from here on the recorded output is gone
-            if out.exists():
-                os.rename(out, old)
-            try:
-                os.rename(new, out)
-            except BaseException:
-                if old.exists():
-                    os.rename(old, out)
-                raise
-            if on_swapped is not None:
-                on_swapped(out)
-        finally:
-            shutil.rmtree(new, ignore_errors=True)
-            shutil.rmtree(old, ignore_errors=True)
-        return stats
-    finally:
-        lock.close()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from reportgen import calcs
 from reportgen.errors import LedgerErrors, ReportgenError
-from reportgen.model import (Calc, CalcResult, Fact, FactResult, Inference, InferenceResult,
+from reportgen.model import (Calc, CalcResult, Fact, Inference, InferenceResult,
                              Ledger, Result, Verification)
 
 if TYPE_CHECKING:

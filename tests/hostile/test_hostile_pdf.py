@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 import pdf_fixtures as F
 import sitekit
-from reportgen.site.write import EarlyCrops, default_cache_dir, publish
+from reportgen.site.publish import publish
+from reportgen.site.write import EarlyCrops, default_cache_dir
 from reportgen.cli import main
 from reportgen.errors import DocumentError, ReportgenError
 from reportgen.model import Document, FactResult, Loc
