@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Union
 
 # x0, y0, x1, y1 in PDF points, origin top-left, on the page as displayed (after /Rotate).
 BBox = tuple[float, float, float, float]
+
+
+def union(boxes: Iterable[BBox]) -> BBox:
+    """The smallest box holding every box given (at least one)."""
+    x0, y0, x1, y1 = zip(*boxes)  # columns, so min and max run in C
+    return (min(x0), min(y0), max(x1), max(y1))
 
 Kind = Literal["fact", "calc", "inference"]
 

@@ -16,7 +16,8 @@ from reportgen.index.chunking import chunk_blocks
 from reportgen.errors import DocumentError
 from reportgen.index.errors import EmbedderError, IndexInputError
 from reportgen.index.tokens import both_tokens
-from reportgen.pdf.blocks import page_blocks, sha256_file
+from reportgen.pdf.blocks import page_blocks
+from reportgen.pdf.files import sha256_file
 from reportgen.pdf.documents import open_pdf
 
 
@@ -70,37 +71,12 @@ class IndexSummary:
 
 
 def _ledger_documents(path: Path, allow_outside: bool) -> list[DocSpec]:
-    try:
-        from reportgen.ledger import load_ledger  # the lead's loader, when it exists
-    except ImportError:
-        load_ledger = None
-    if load_ledger is not None:
-        # only the documents are indexed: claims citing another report's claims are fine
-        led = load_ledger([path], allow_outside=allow_outside, cross_check=False)
-        return [DocSpec(d.id, Path(d.path), d.title or d.id) for d in led.documents.values()]
-    return _yaml_documents(path)
+    """The documents of a ledger, read by the ledger's own loader (only the documents are
+    indexed, so claims citing another report's claims are fine)."""
+    from reportgen.ledger import load_ledger
 
-
-def _yaml_documents(path: Path) -> list[DocSpec]:
-    """Fallback reader of `documents:` maps (paths relative to the file holding them)."""
-    import yaml
-
-    files = [path] if path.is_file() else sorted(
-        p for p in path.iterdir() if p.suffix in (".yaml", ".yml"))
-    if path.is_file() and (path.parent / "documents.yaml").is_file():
-        files.append(path.parent / "documents.yaml")
-    out: dict[str, DocSpec] = {}
-    for f in files:
-        try:
-            data = yaml.safe_load(f.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as e:
-            raise IndexInputError(f"cannot read YAML: {e}", file=f) from e
-        docs = data.get("documents") if isinstance(data, dict) else None
-        for did, d in (docs or {}).items():
-            if isinstance(d, dict) and d.get("file"):
-                out[str(did)] = DocSpec(str(did), (f.parent / str(d["file"])).resolve(),
-                                        str(d.get("title") or did))
-    return list(out.values())
+    led = load_ledger([path], allow_outside=allow_outside, cross_check=False)
+    return [DocSpec(d.id, Path(d.path), d.title or d.id) for d in led.documents.values()]
 
 
 def resolve_documents(paths: Sequence[Path], allow_outside: bool = False) -> list[DocSpec]:

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from reportgen.model import BBox
+from reportgen.model import BBox, union
 from reportgen.pdf.blocks import Block
 
 CHILD_TARGET = 320
@@ -200,11 +200,6 @@ def _strip(s: str) -> str:
     return _WS_RE.sub("", s)
 
 
-def _union(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
 def bigrams(s: str) -> Counter:
     s = _strip(s)
     return Counter(s[i:i + 2] for i in range(len(s) - 1)) if len(s) > 1 else Counter(s)
@@ -238,7 +233,7 @@ def _exact(needle: str, blocks: Sequence[Block]) -> tuple[int, int, BBox] | None
     first_page = blocks[covered[0][0]].page
     last_page = blocks[covered[-1][0]].page
     boxes = [blocks[bi].lines[li].bbox for bi, li in covered if blocks[bi].page == first_page]
-    return first_page, last_page, _union(boxes)
+    return first_page, last_page, union(boxes)
 
 
 def anchor_chunk(text: str, blocks: Sequence[Block],
@@ -274,5 +269,5 @@ def anchor_chunk(text: str, blocks: Sequence[Block],
         i, j = best_span
         page = blocks[i].page
         boxes = [blocks[k].bbox for k in range(i, j + 1) if blocks[k].page == page]
-        return page, blocks[j].page, _union(boxes), "fuzzy"
+        return page, blocks[j].page, union(boxes), "fuzzy"
     return 0, 0, None, "unattributed"

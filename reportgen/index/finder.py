@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from reportgen.index.chunking import HEADING_RE
 from reportgen.index.fusion import rrf
 from reportgen.index.tokens import (is_cjk, ngram_tokens, normalize, query_terms,
                                     unigram_tokens)
-from reportgen.model import BBox
+from reportgen.model import BBox, union
 
 CANDIDATES = 100  # per channel, before fusion
 
@@ -171,12 +171,10 @@ def page_lines(con, doc: str, page: int) -> list[_Line]:
     return out
 
 
-def _union(boxes) -> BBox | None:
-    boxes = list(boxes)
-    if not boxes:
-        return None
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))
+def _union(boxes: Iterable[BBox]) -> BBox | None:
+    """The union of the boxes, None when there are none."""
+    bs = list(boxes)
+    return union(bs) if bs else None
 
 
 def sentences(lines: Sequence[_Line]) -> list[tuple[str, BBox | None]]:
@@ -355,40 +353,31 @@ def mark(text: str, terms: Sequence[str], open_: str = "[", close: str = "]") ->
     return "".join(out)
 
 
-def quote_on_page(path: str, page: int, quotes: Sequence[str]) -> tuple[str, str] | None:
+def quote_on_page(path: str, page: int, quotes: Sequence[str],
+                  sha256: str | None = None) -> tuple[str, str] | None:
     """The first of `quotes` that the anchor rule finds on `page` of the PDF, with the method
-    it matched by; exact matches are preferred over looser ones."""
-    import pymupdf
-
+    it matched by; exact matches are preferred over looser ones. With `sha256`, the bytes
+    read must be those (else DocumentError: the file changed since it was indexed)."""
     from reportgen.errors import DocumentError
+    from reportgen.pdf.anchors import match_quote
+    from reportgen.pdf.documents import open_pdf, open_verified
+    from reportgen.pdf.textlayer import extract_page
 
     if not Path(path).is_file():
         raise DocumentError(f"the indexed file is gone: {path}; run `reportgen index` again")
+    doc = open_verified(Path(path), sha256) if sha256 else open_pdf(Path(path))[0]
     try:
-        from reportgen.pdf.anchors import match_quote
-        from reportgen.pdf.textlayer import extract_page
-    except ImportError:  # the verifier's text layer is not there: plain whitespace-free rule
-        match_quote = extract_page = None
-    doc = pymupdf.open(path)
-    try:
-        pg = doc[page - 1]
-        if extract_page is not None:
-            pt = extract_page(pg)
-            found = []
-            for q in quotes:
-                a = match_quote(q, pt)
-                if a is not None:
-                    if a.method == "exact":
-                        return q, a.method
-                    found.append((q, a.method))
-            return found[0] if found else None
-        hay = _WS_RE.sub("", pg.get_text("text"))
-        for q in quotes:
-            if _WS_RE.sub("", q) in hay:
-                return q, "exact"
-        return None
+        pt = extract_page(doc[page - 1])
     finally:
         doc.close()
+    found = []
+    for q in quotes:
+        a = match_quote(q, pt)
+        if a is not None:
+            if a.method == "exact":
+                return q, a.method
+            found.append((q, a.method))
+    return found[0] if found else None
 
 
 def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[str, str] | None:
@@ -408,13 +397,13 @@ def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[st
         con.close()
     _check_unchanged(hit.path, indexed_sha, hint)
     quotes = [e.text for e in ranked[:12] if len(_WS_RE.sub("", e.text)) >= 4]
-    return quote_on_page(hit.path, hit.evidence.page, quotes) if quotes else None
+    return quote_on_page(hit.path, hit.evidence.page, quotes, indexed_sha) if quotes else None
 
 
 def _check_unchanged(path: str, indexed_sha: str, hint: str) -> None:
     """A DocumentError unless the file at `path` is the one that was indexed."""
     from reportgen.errors import DocumentError
-    from reportgen.pdf.blocks import sha256_file
+    from reportgen.pdf.files import sha256_file
 
     if not Path(path).is_file():
         raise DocumentError(f"the indexed file is gone: {path}; run `reportgen index` again")

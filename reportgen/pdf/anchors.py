@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from reportgen.model import Anchor, BBox
+from reportgen.model import Anchor, BBox, union
 from reportgen.pdf.orders import ORDERS, RowJoin, line_chars, row_join, runs
-from reportgen.pdf.text import PageText, union
+from reportgen.pdf.text import PageText
 
 LEVELS = ("exact", "space", "nfkc", "hyphenation")
 
@@ -400,11 +400,17 @@ def _search_across(quote: str, page: PageText,
     return None, join
 
 
-def match_quote(quote: str, page: PageText, next_page: PageText | None = None) -> Anchor | None:
-    """The anchor of a quote that begins on `page` (running onto `next_page` if given), or None."""
+def match_quote(quote: str, page: PageText,
+                next_page: PageText | Callable[[], PageText | None] | None = None
+                ) -> Anchor | None:
+    """The anchor of a quote that begins on `page` (running onto `next_page` if given), or
+    None. `next_page` may be a function, called only when the quote is not on `page`, so a
+    caller reads the next page only when it is needed."""
     hit = match_page(quote, page)
     if hit is None and next_page is not None:
-        hit = match_across(quote, page, next_page)
+        nxt = next_page() if callable(next_page) else next_page
+        if nxt is not None:
+            hit = match_across(quote, page, nxt)
     return hit
 
 

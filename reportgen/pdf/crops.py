@@ -31,12 +31,12 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import DocumentError
-from reportgen.model import Anchor, BBox
+from reportgen.model import Anchor, BBox, union
 
 SCALE = 2.0
 PAD_X = 10.0  # points at each side (20 px at scale 2)
@@ -99,11 +99,6 @@ def crop_jobs(fact_id: str, pdf: Path | str, sha256: str, anchor: Anchor) -> lis
         rs = tuple(rects[pno])
         jobs.append(CropJob(names[pno], os.fspath(pdf), sha256, pno, union(rs), rs))
     return jobs
-
-
-def union(boxes: Iterable[BBox]) -> BBox:
-    bs = list(boxes)
-    return (min(b[0] for b in bs), min(b[1] for b in bs), max(b[2] for b in bs), max(b[3] for b in bs))
 
 
 def crop_clip(box: BBox, page_rect: BBox) -> BBox:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Literal, NamedTuple
 
-from reportgen.model import BBox
+from reportgen.model import BBox, union
 
 Band = Literal["top", "bottom", ""]
 
@@ -30,12 +30,6 @@ _FOLIO = re.compile(
 def is_folio(text: str) -> bool:
     """True for text that reads as a bare page number, the commonest running footer."""
     return bool(_FOLIO.match(text.strip())) and text.strip() != ""
-
-
-def union(boxes: list[BBox] | tuple[BBox, ...]) -> BBox:
-    """The smallest box holding every box given (at least one)."""
-    x0, y0, x1, y1 = zip(*boxes)  # columns, so min and max run in C
-    return (min(x0), min(y0), max(x1), max(y1))
 
 
 class TextChar(NamedTuple):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.model import Verification
+from reportgen.pdf.files import sha256_file
 from reportgen.site import fingerprint
 from reportgen.site.helper import start_helper
 from reportgen.site.publish import check_out, publish
@@ -79,7 +80,7 @@ def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | 
 
         def record(site: Path) -> None:
             docs = {did: (os.fspath(d.path), os.fspath(d.declared) if d.declared else None,
-                          v.sha256.get(did) or fingerprint.sha256_file(d.path))
+                          v.sha256.get(did) or sha256_file(d.path))
                     for did, d in v.ledger.documents.items()}
             try:
                 fingerprint.write(site, before, docs, text)

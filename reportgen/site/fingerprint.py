@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen import __version__
+from reportgen.pdf.files import sha256_file
 
 FORMAT = 1
 CLAIM_SUFFIXES = (".yaml", ".yml", ".jsonl")
@@ -33,15 +34,6 @@ def record_path(out: Path) -> Path:
     from reportgen.site.swap import state_dir
 
     return state_dir(out) / f"{Path(os.path.abspath(out)).name}.fingerprint.json"
-
-
-def sha256_file(path: Path) -> str:
-    """The file's SHA-256 (lower-case hex), read in blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _stat_digest(files: Iterable[Path], root: Path) -> str:

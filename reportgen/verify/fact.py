@@ -7,7 +7,7 @@ import unicodedata
 
 from reportgen.errors import DocumentError, LedgerError
 from reportgen.model import Fact, FactResult
-from reportgen.pdf.anchors import match_across, match_page
+from reportgen.pdf.anchors import match_across, match_page, match_quote
 from reportgen.pdf.hints import miss_hint
 from reportgen.pdf.documents import DocumentSet
 
@@ -33,9 +33,8 @@ def verify_fact(fact: Fact, docs: DocumentSet) -> FactResult:
             msg += " (the file is damaged and MuPDF had to repair it: it may be truncated)"
         raise LedgerError(msg, fact.loc.file, fact.loc.line)
     page = docs.page_text(fact.doc, fact.page)
-    hit = match_page(fact.quote, page) if page.has_text_layer else None
-    if hit is None and page.has_text_layer and fact.page < count:
-        hit = match_across(fact.quote, page, docs.page_text(fact.doc, fact.page + 1))
+    hit = match_quote(fact.quote, page, (lambda: docs.page_text(fact.doc, fact.page + 1))
+                      if fact.page < count else None)
     if hit is not None:
         return FactResult(fact.id, "hit", hit, sha)
     if not page.has_text_layer:
