@@ -29,7 +29,6 @@ import hashlib
 import math
 import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from reportgen.errors import DocumentError
 from reportgen.model import Anchor, BBox, union
+from reportgen.pdf.files import write_atomic
 
 SCALE = 2.0
 PAD_X = 10.0  # points at each side (20 px at scale 2)
@@ -187,20 +187,7 @@ _ROWS = 256  # rows compressed at a time by encode_png
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".png")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o444)  # read-only: sites hard-link these files (build.py)
-        os.replace(tmp, path)
-    except BaseException as e:
-        if isinstance(e, OSError) and e.filename is None:  # EFBIG, ENOSPC: name the file
-            e.filename = tmp
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    write_atomic(path.parent, (data,), lambda: path, ".png")
 
 
 def _render_group(args: tuple[str, list[tuple[CropJob, str]]]) -> int:

@@ -22,7 +22,7 @@ import os
 import stat
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -31,6 +31,7 @@ import pymupdf
 
 from reportgen.errors import DocumentError
 from reportgen.model import Document
+from reportgen.pdf.files import write_atomic
 from reportgen.pdf.text import PageText
 from reportgen.pdf.textlayer import FLAGS, MAX_PAGE_CHARS, TooManyChars, extract_page
 
@@ -212,7 +213,7 @@ class DocumentSet:
         o = self._get(doc_id)
         dest = folder / f"{o.sha256}.pdf"
         if not dest.exists():
-            _write_atomic(folder, o.source.chunks(), lambda: dest)
+            write_atomic(folder, o.source.chunks(), lambda: dest, ".pdf")
         return dest
 
     def page_count(self, doc_id: str) -> int:
@@ -343,31 +344,7 @@ def copy_verified(path: Path, sha256: str | None, folder: Path, pin: str | None 
         return folder / f"{got}.pdf"
 
     with f:
-        return _write_atomic(folder, read(), name)
-
-
-def _write_atomic(folder: Path, chunks: Iterator[bytes], name: Callable[[], Path]) -> Path:
-    """Write chunks to a temporary file in `folder`, then rename it, read-only (sites
-    hard-link these files, as they do the crops), to `name()`: called once everything is
-    written, it may refuse the bytes by raising."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pdf")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for chunk in chunks:
-                out.write(chunk)
-        final = name()
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, final)
-        return final
-    except BaseException as e:
-        if isinstance(e, OSError) and e.filename is None:  # EFBIG, ENOSPC: name the file
-            e.filename = tmp
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+        return write_atomic(folder, read(), name, ".pdf")
 
 
 def read_pdf(path: Path, pin: str | None = None, in_memory_max: int = IN_MEMORY_MAX) -> _Bytes:
