@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from reportgen.errors import display_path
 from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
 from reportgen.pdf.crops import SCALE, crop_scales
 
@@ -29,7 +30,9 @@ def claim_record(v: Verification, cid: str, crops: Crops | None = None) -> dict[
                            "statement": c.statement, "confidence": c.confidence,
                            "note": c.note, "basis": list(c.basis),
                            "status": r.status if r is not None else None,
-                           "message": r.message if r is not None else ""}
+                           "message": r.message if r is not None else "",
+                           # where the claim is written, as error messages name it
+                           "file": display_path(c.loc.file), "line": c.loc.line}
     if isinstance(c, Fact):
         a = r.anchor if isinstance(r, FactResult) else None
         sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc)
@@ -67,6 +70,7 @@ def verdict_record(rec: Mapping[str, Any]) -> dict[str, Any]:
         out.update(computed=round(computed, 4) if computed is not None else None,
                    result=rec["result"])
     out["message"] = rec["message"]
+    out["file"], out["line"] = rec["file"], rec["line"]
     return out
 
 
@@ -76,9 +80,12 @@ def verdict_records(v: Verification) -> Iterator[dict[str, Any]]:
         yield verdict_record(claim_record(v, cid))
     facts = [r for r in v.results.values() if isinstance(r, FactResult)]
     cs = [r for r in v.results.values() if isinstance(r, CalcResult)]
-    yield {"total": {"facts": len(facts), "hits": sum(r.status == "hit" for r in facts),
-                     "misses": sum(r.status == "miss" for r in facts), "calcs": len(cs),
-                     "mismatches": sum(r.status == "mismatch" for r in cs)}}
+    total = {"facts": len(facts), "hits": sum(r.status == "hit" for r in facts),
+             "misses": sum(r.status == "miss" for r in facts), "calcs": len(cs),
+             "mismatches": sum(r.status == "mismatch" for r in cs)}
+    if v.problems:
+        total["errors"] = len(v.problems)
+    yield {"total": total}
 
 
 _EVIDENCE_DROP = ("status", "message")
@@ -95,19 +102,25 @@ def evidence_records(v: Verification, crops: Crops) -> Iterator[dict[str, Any]]:
 
 
 def verdict_lines(v: Verification) -> list[str]:
-    """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line."""
+    """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line (which
+    counts the ledger errors, printed apart as `file:line: message`, when there are any).
+    A MISS or MISMATCH line ends with the claim's place, `(claims/S2.yaml:66)`."""
     lines = []
     for cid, r in v.results.items():
-        claim = v.ledger.claims[cid]
+        if r.status not in ("miss", "mismatch", "invalid"):
+            continue
+        rec = claim_record(v, cid)
+        where = f" ({rec['file']}:{rec['line']})"
         if r.status == "miss":
-            lines.append(f"MISS {cid} {claim.doc} p.{claim.page}: {r.message}")  # type: ignore[union-attr]
+            lines.append(f"MISS {cid} {rec['doc']} p.{rec['page']}: {r.message}{where}")
         elif r.status == "mismatch":
-            lines.append(f"MISMATCH {cid}: {r.message}")
-        elif r.status == "invalid":
+            lines.append(f"MISMATCH {cid}: {r.message}{where}")
+        else:
             lines.append(f"INVALID {cid}: {r.message}")
     counts = v.counts()
     for c in counts:
         lines.append(f"{c.report}: facts={c.facts} hits={c.hits} misses={c.misses}")
-    lines.append("TOTAL: facts={} hits={} misses={}".format(
-        sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts)))
+    total = "TOTAL: facts={} hits={} misses={}".format(
+        sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts))
+    lines.append(total + (f" errors={len(v.problems)}" if v.problems else ""))
     return lines
