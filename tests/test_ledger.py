@@ -616,3 +616,20 @@ def test_missing_documents_yaml_is_one_line(ws: Path, monkeypatch: pytest.Monkey
         "facts cite unknown documents (d1, d2); declare each under documents: in "
         "claims/documents.yaml, e.g. d1: {file: path/to/the.pdf, title: its title}\n")
     assert res.stdout == "R: facts=0 hits=0 misses=0\nTOTAL: facts=0 hits=0 misses=0 errors=1\n"
+
+
+def test_read_ledger_keeps_the_valid_claims_and_returns_every_error(ws: Path) -> None:
+    """The library side of one run for every problem: claims with an error of their own are
+    left out of the ledger (and reported), the others stay, in order."""
+    write(ws, REPORT_HEAD + FACT + FACT.replace("f1", "f2").replace("page: 1", "page: 0") +
+          FACT.replace("f1", "f3").replace("rev: 1234.5", "rev: 1234") +
+          '  - {id: c1, kind: calc, statement: s, basis: [f3], formula: "f3.rev", result: 1}\n'
+          '  - {id: c2, kind: calc, statement: s, basis: [f1], formula: "f1.rev", result: 1234.5}\n')
+    ledger, problems = read_ledger([ws / "claims"])
+    assert list(ledger.claims) == ["f1", "c1", "c2"] and ledger.reports[0].claims == ("f1", "c1",
+                                                                                      "c2")
+    assert [(p.line, p.message[:28]) for p in problems] == [
+        (7, "page must be a page number f"), (8, "fact f3: value rev=1234 does")]
+    with pytest.raises(LedgerErrors) as ei:  # load_ledger: a whole ledger or its errors
+        load_ledger([ws / "claims"])
+    assert [str(p) for p in ei.value.problems] == [str(p) for p in problems]

@@ -351,7 +351,7 @@ def _where(file: str, line: int) -> str:
 # What a ledger folder's claim files end with; files of other data formats are refused
 # (a report saved as J1.json would otherwise be left out without a word).
 READ_SUFFIXES = (".yaml", ".yml", ".jsonl")
-DATA_SUFFIXES = (".json", ".json5", ".ndjson", ".csv", ".tsv", ".toml", ".xml", ".ini")
+DATA_SUFFIXES = (".json", ".json5", ".ndjson", ".csv", ".tsv", ".toml", ".xml")
 
 
 def skipped(path: Path) -> bool:
