@@ -65,6 +65,15 @@ _HYPHENS = frozenset("\u2010\u2011")
 _KEEP_TAGS = ("<super>", "<sub>", "<circle>", "<fraction>")
 
 
+_QUOTE_CHARS = frozenset(_QUOTES) | {"'", '"'}
+
+
+def levels_for(quote: str) -> tuple[str, ...]:
+    """The levels worth trying: `quotes` finds nothing more than `hyphenation` for a quote
+    without a quotation mark or apostrophe, so a miss does not pay for it."""
+    return LEVELS if any(c in _QUOTE_CHARS for c in quote) else LEVELS[:-1]
+
+
 @lru_cache(maxsize=8192)
 def is_space(c: str) -> bool:
     """Any Unicode space or invisible gap character counts as whitespace from level `space` on."""
@@ -324,7 +333,7 @@ def _search_page_uncached(quote: str, page: PageText) -> tuple[Anchor | None, Ro
     if not page.has_text_layer:
         return None, None
     join = None
-    for level in LEVELS:
+    for level in levels_for(quote):
         q, _ = fold_quote(quote, level)
         if not q:
             return None, None
@@ -383,7 +392,7 @@ def _search_across(quote: str, page: PageText,
     combos = [("stream", "stream"), ("columns", "columns"),
               ("columns", "stream"), ("stream", "columns")]
     join = None
-    for level in LEVELS:
+    for level in levels_for(quote):
         q, _ = fold_quote(quote, level)
         if not q:
             return None, None
