@@ -231,15 +231,37 @@ def test_every_problem_is_reported_in_one_run(tmp_path: Path,
         "where the quote has '6' (U+0036 DIGIT SIX) (claims/R.yaml:9)",
         "MISMATCH c1: formula f3.rev * 2 computes 2469, stated 2496, tolerance 0.5 (off by 27) "
         "(claims/R.yaml:12)",
-        "MISMATCH c2: not computed: f4 in its basis has a ledger error; fix that first "
-        "(claims/R.yaml:14)",
-        "INVALID i1: its basis failed: f1 (a ledger error)",
+        "NOT CHECKED c2, i1: they rest on claims with ledger errors; fix those first",
         "R: facts=2 hits=1 misses=1",
         "TOTAL: facts=2 hits=1 misses=1 errors=2"]
     js = [json.loads(x) for x in verify(tmp_path, monkeypatch, "--json").stdout.splitlines()]
     assert [r.get("id") for r in js] == ["f2", "f3", "c1", "c2", "i1", None]
     assert js[-1] == {"total": {"facts": 2, "hits": 1, "misses": 1, "calcs": 2,
                                 "mismatches": 2, "errors": 2}}
+
+
+def test_claims_resting_on_an_invalid_claim_are_reported_not_computed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each has its record, saying why; the text output names them on one line; a calc
+    resting on a calc that was not computed is computed from its stated result."""
+    make_pdf(tmp_path / "a.pdf", [TEXT])
+    setup(tmp_path)
+    (tmp_path / "claims" / "R.yaml").write_text(THREE + (
+        "  - {id: c3, kind: calc, statement: s, basis: [c2, f3], formula: \"c2.result + f3.g\","
+        " result: 32}\n"
+        "  - {id: i2, kind: inference, statement: s, basis: [c2, f2], confidence: 0.5, note: n}\n"
+    ), encoding="utf-8")
+    res = verify(tmp_path, monkeypatch, "--json")
+    recs = {r["id"]: r for r in map(json.loads, res.stdout.splitlines()) if "id" in r}
+    assert res.exit_code == 1
+    assert (recs["c2"]["status"], recs["c2"]["computed"], recs["c2"]["message"]) == (
+        "mismatch", None, "not computed: f4 in its basis has a ledger error; fix that first")
+    assert recs["i1"]["message"] == "its basis failed: f1 (a ledger error)"
+    assert (recs["c3"]["status"], recs["c3"]["computed"]) == ("ok", 32)
+    assert recs["i2"]["message"] == "its basis failed: c2, f2"
+    lines = verify(tmp_path, monkeypatch).stdout.splitlines()
+    assert "NOT CHECKED c2, i1: they rest on claims with ledger errors; fix those first" in lines
+    assert "INVALID i2: its basis failed: c2, f2" in lines  # f2 missed: a failure of its own
 
 
 def test_every_json_record_carries_file_and_line(tmp_path: Path,

@@ -12,6 +12,8 @@ from typing import Any
 
 from reportgen.errors import display_path
 from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
+
+_FAILED = ("miss", "mismatch", "invalid")
 from reportgen.pdf.crops import SCALE, crop_scales
 
 # fact id -> [(page, site path of its crop)], first page first (see site/plan.py)
@@ -104,10 +106,13 @@ def evidence_records(v: Verification, crops: Crops) -> Iterator[dict[str, Any]]:
 def verdict_lines(v: Verification) -> list[str]:
     """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line (which
     counts the ledger errors, printed apart as `file:line: message`, when there are any).
-    A MISS or MISMATCH line ends with the claim's place, `(claims/S2.yaml:66)`."""
+    A MISS or MISMATCH line ends with the claim's place, `(claims/S2.yaml:66)`. The calcs
+    and inferences that fail only because they rest on a claim with a ledger error share
+    one NOT CHECKED line: the errors are what to fix (their `--json` records say each)."""
     lines = []
+    resting = resting_on_errors(v)
     for cid, r in v.results.items():
-        if r.status not in ("miss", "mismatch", "invalid"):
+        if r.status not in _FAILED or cid in resting:
             continue
         rec = claim_record(v, cid)
         where = f" ({rec['file']}:{rec['line']})"
@@ -117,6 +122,10 @@ def verdict_lines(v: Verification) -> list[str]:
             lines.append(f"MISMATCH {cid}: {r.message}{where}")
         else:
             lines.append(f"INVALID {cid}: {r.message}")
+    if resting:
+        ids = [cid for cid in v.results if cid in resting]
+        lines.append(f"NOT CHECKED {', '.join(ids)}: {'it rests' if len(ids) == 1 else 'they rest'}"
+                     " on claims with ledger errors; fix those first")
     counts = v.counts()
     for c in counts:
         lines.append(f"{c.report}: facts={c.facts} hits={c.hits} misses={c.misses}")
@@ -124,3 +133,22 @@ def verdict_lines(v: Verification) -> list[str]:
         sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts))
     lines.append(total + (f" errors={len(v.problems)}" if v.problems else ""))
     return lines
+
+
+def resting_on_errors(v: Verification) -> set[str]:
+    """Calcs and inferences whose only failing basis claims were left unchecked for a ledger
+    error, or rest on such claims in turn: nothing was computed or judged for them."""
+    out: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for cid, r in v.results.items():
+            if cid in out or r.status not in ("mismatch", "invalid") or (
+                    isinstance(r, CalcResult) and r.computed is not None):
+                continue
+            failed = [b for b in v.ledger.claims[cid].basis if b not in v.results or b in out
+                      or v.results[b].status in _FAILED]
+            if failed and all(b not in v.results or b in out for b in failed):
+                out.add(cid)
+                grew = True
+    return out

@@ -78,12 +78,14 @@ def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
 
 def _not_computed(claim: Calc, unchecked: list[str]) -> CalcResult:
     """A calc over a claim that has a ledger error: reported, never computed from it."""
-    what = " and ".join(unchecked)
+    what = " and ".join([", ".join(unchecked[:-1]), unchecked[-1]] if len(unchecked) > 1
+                        else unchecked)
     return CalcResult(claim.id, "mismatch", None, claim.result, float(
         calcs.exact(claim.tolerance, claim.tolerance_text) if claim.tolerance is not None
         else calcs.half_last_place(claim.result_text)),
-        f"not computed: {what} in its basis {'has' if len(unchecked) == 1 else 'have'} a "
-        "ledger error; fix that first")
+        f"not computed: {what} in its basis "
+        + ("has a ledger error; fix that first" if len(unchecked) == 1
+           else "have ledger errors; fix those first"))
 
 
 def _basis_order(ledger: Ledger) -> list[tuple[str, Calc | Inference]]:
