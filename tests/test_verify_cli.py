@@ -331,3 +331,21 @@ def test_calc_result_off_by_a_factor_of_100_or_1000_says_so(
     assert line.startswith(f"MISMATCH c1: formula g1.rev / g1.g / 10 computes 12.345, stated "
                            f"{result}, tolerance "), line
     assert line.endswith(f"){hint} (claims/R.yaml:4)"), line
+
+
+def test_evidence_records_name_the_claim_file_from_the_workspace_wherever_the_build_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reportgen.verify.records import evidence_records
+    from reportgen.verify.run import verify as verify_paths
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    make_pdf(ws / "a.pdf", [TEXT])
+    setup(ws)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # an absolute path of this machine must not be published
+    v = verify_paths([ws / "claims"])
+    assert [(r["file"], r["line"]) for r in evidence_records(v, {})] == [("claims/R.yaml", 3)]
+    res = CliRunner().invoke(main, ["verify", str(ws / "claims"), "--json"])
+    assert json.loads(res.stdout.splitlines()[0])["file"] == str(ws / "claims" / "R.yaml")

@@ -8,13 +8,14 @@ them. Stdlib only.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from reportgen.errors import display_path
-from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
+from reportgen.model import Calc, CalcResult, Fact, FactResult, Ledger, Verification
+from reportgen.pdf.crops import SCALE, crop_scales
 
 _FAILED = ("miss", "mismatch", "invalid")
-from reportgen.pdf.crops import SCALE, crop_scales
 
 # fact id -> [(page, site path of its crop)], first page first (see site/plan.py)
 Crops = Mapping[str, Sequence[tuple[int, str]]]
@@ -33,8 +34,9 @@ def claim_record(v: Verification, cid: str, crops: Crops | None = None) -> dict[
                            "note": c.note, "basis": list(c.basis),
                            "status": r.status if r is not None else None,
                            "message": r.message if r is not None else "",
-                           # where the claim is written, as error messages name it
-                           "file": display_path(c.loc.file), "line": c.loc.line}
+                           # where the claim is written, relative to the workspace: the
+                           # same in every build, wherever it runs from
+                           "file": workspace_path(v.ledger, c.loc.file), "line": c.loc.line}
     if isinstance(c, Fact):
         a = r.anchor if isinstance(r, FactResult) else None
         sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc)
@@ -76,10 +78,27 @@ def verdict_record(rec: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def workspace_path(ledger: Ledger, file: str) -> str:
+    """A claim file's path from the workspace root, in `/` form; published records never
+    carry the build machine's absolute paths."""
+    try:
+        return Path(file).resolve().relative_to(ledger.workspace.resolve()).as_posix()
+    except ValueError:
+        return Path(file).name
+
+
+def _place(v: Verification, cid: str) -> str:
+    """Where a claim is written, as the CLI's error messages name it (for editors)."""
+    loc = v.ledger.claims[cid].loc
+    return display_path(loc.file)
+
+
 def verdict_records(v: Verification) -> Iterator[dict[str, Any]]:
     """The `verify --json` objects: one per claim in ledger order, then the total."""
     for cid in v.results:
-        yield verdict_record(claim_record(v, cid))
+        out = verdict_record(claim_record(v, cid))
+        out["file"] = _place(v, cid)  # relative to the working folder, as errors are
+        yield out
     facts = [r for r in v.results.values() if isinstance(r, FactResult)]
     cs = [r for r in v.results.values() if isinstance(r, CalcResult)]
     total = {"facts": len(facts), "hits": sum(r.status == "hit" for r in facts),
@@ -115,7 +134,7 @@ def verdict_lines(v: Verification) -> list[str]:
         if r.status not in _FAILED or cid in resting:
             continue
         rec = claim_record(v, cid)
-        where = f" ({rec['file']}:{rec['line']})"
+        where = f" ({_place(v, cid)}:{rec['line']})"
         if r.status == "miss":
             lines.append(f"MISS {cid} {rec['doc']} p.{rec['page']}: {r.message}{where}")
         elif r.status == "mismatch":
