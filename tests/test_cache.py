@@ -161,3 +161,25 @@ def test_cache_location(tmp_path, monkeypatch):
     assert VerdictCache.for_ledger(ledger).folder is None
     monkeypatch.setenv(ENV, str(tmp_path / "elsewhere"))
     assert default_folder(ledger) == tmp_path / "elsewhere"
+
+
+def test_hardening_cache_never_hashes_what_the_reader_refuses(tmp_path):
+    """Regression: the cache's hash ran before the reader's header and size checks, so a
+    64 GB sparse file named as a document was read to its end."""
+    from reportgen.verify.cache import MAX_HASHED, file_sha256
+
+    big = tmp_path / "big.pdf"
+    with open(big, "wb") as f:
+        f.write(b"%PDF-1.7\n")
+        f.truncate(MAX_HASHED + 1)
+    assert file_sha256(big) is None
+    junk = tmp_path / "junk.pdf"
+    junk.write_bytes(b"\0" * 4096)
+    assert file_sha256(junk) is None
+    os.mkfifo(tmp_path / "fifo.pdf")
+    assert file_sha256(tmp_path / "fifo.pdf") is None  # never blocks
+    ok = tmp_path / "ok.pdf"
+    ok.write_bytes(b"%PDF-1.7\nhello")
+    import hashlib
+
+    assert file_sha256(ok) == hashlib.sha256(ok.read_bytes()).hexdigest()

@@ -31,6 +31,7 @@ from reportgen.pdf.files import write_atomic
 FORMAT = 1
 ENV = "REPORTGEN_VERDICT_CACHE"  # a folder to use instead, or "off"
 MAX_ENTRY = 1 << 20  # no verdict is larger; a bigger file is not ours
+MAX_HASHED = 1 << 30  # a larger PDF is left to the reader (read once, there, not twice)
 # The modules whose code decides a fact's verdict and message (text layer, reading orders,
 # the anchor rule, miss hints, the document reader and the fact check itself).
 ANCHOR_CODE = ("pdf/anchors.py", "pdf/hints.py", "pdf/text.py", "pdf/textlayer.py",
@@ -64,17 +65,22 @@ def default_folder(ledger: Ledger) -> Path | None:
 
 
 def file_sha256(path: Path) -> str | None:
-    """The SHA-256 of a regular file, read without parsing it; None for anything else (a
-    FIFO, a device, a missing or unreadable file), which the reader then reports."""
+    """The SHA-256 of a PDF, read without parsing it; None for anything the cache leaves
+    to the reader (which then says what is wrong): not a regular file, no `%PDF-` in its
+    first KB, larger than MAX_HASHED, unreadable."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     with open(fd, "rb") as f:
         try:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HASHED:
                 return None
-            h = hashlib.sha256()
+            head = f.read(1024)
+            if b"%PDF-" not in head:
+                return None
+            h = hashlib.sha256(head)
             while block := f.read(1 << 20):
                 h.update(block)
         except OSError:

@@ -63,7 +63,9 @@ def gc_paused() -> Iterator[None]:
 # Called after each document's facts, in whichever process checked them, while the PDF
 # is still open: (ledger, doc id, the open set, that document's verdicts). build.py
 # renders the document's crops there, so checking and rendering share the --jobs
-# processes instead of one waiting for the other.
+# processes instead of one waiting for the other. Not called for a document whose
+# verdicts all came from the verdict cache: nothing was opened (the build then takes the
+# PDF and crops from its caches, or reads the file again and checks its hash).
 AfterDoc = Callable[[Ledger, str, "DocumentSet", dict[str, FactResult]], None]
 
 
@@ -83,7 +85,8 @@ def check_docs(ledger: Ledger, doc_ids: Sequence[str],
             for doc_id in doc_ids:
                 facts = groups.get(doc_id, [])
                 sha, got, todo = cache.split(ledger.documents.get(doc_id), facts)
-                if todo or after is not None or sha is None:
+                opened = bool(todo) or sha is None
+                if opened:
                     if docs is None:
                         from reportgen.pdf.documents import DocumentSet
                         docs = DocumentSet(ledger.documents)
@@ -98,7 +101,7 @@ def check_docs(ledger: Ledger, doc_ids: Sequence[str],
                 else:
                     out.sha256[doc_id] = sha
                 out.results.update(got)
-                if after is not None and got:
+                if after is not None and got and opened:
                     after(ledger, doc_id, docs, got)
                 if docs is not None:
                     docs.release(doc_id)
