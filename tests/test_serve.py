@@ -123,3 +123,30 @@ def test_serve_refuses_a_port_in_use(tmp_path, live):
 def test_serve_usage():
     r = CliRunner().invoke(main, ["serve", "--port", "70000"])
     assert r.exit_code == 2
+
+
+def test_serve_command_serves_and_stops_on_sigterm(tmp_path):
+    """The command end to end: builds, prints where it serves, serves, ends cleanly."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    shutil.copytree(REPO / "claims", tmp_path / "claims")
+    shutil.copytree(REPO / "samples" / "pdfs", tmp_path / "samples" / "pdfs")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.Popen([sys.executable, "-m", "reportgen", "serve", "claims", "--port", "0"],
+                         cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [p.stderr.readline(), p.stderr.readline()]
+        assert lines[0].startswith("rebuilt in ") and "TOTAL: facts=29 hits=29" in lines[0]
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", lines[1])
+        assert m, lines
+        status, _, body = get(int(m.group(1)), "/S1.html")
+        assert status == 200 and b"/__reportgen/live.js" in body
+        assert (tmp_path / "site" / "S1.html").is_file()
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(30)
+    assert p.returncode == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -68,6 +69,11 @@ def serve(paths: tuple[str, ...], port: int, out: str, templates: str | None,
                 _report(st)
 
     threading.Thread(target=watching, name="report", daemon=True).start()
+
+    def interrupted(signum, frame) -> None:  # SIGTERM ends the preview as Ctrl-C does
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)
     click.echo(f"serving {preview.out} at http://127.0.0.1:{server.server_address[1]}/ "
                "(Ctrl-C stops)", err=True)
     try:
