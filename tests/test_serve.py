@@ -150,3 +150,14 @@ def test_serve_command_serves_and_stops_on_sigterm(tmp_path):
         p.send_signal(signal.SIGTERM)
         p.wait(30)
     assert p.returncode == 0
+
+
+def test_an_unwritable_site_is_a_problem_not_a_dead_preview(tmp_path):
+    """A build that cannot write its site is listed as a problem; the preview goes on."""
+    shutil.copytree(REPO / "claims", tmp_path / "claims")
+    shutil.copytree(REPO / "samples" / "pdfs", tmp_path / "samples" / "pdfs")
+    (tmp_path / "site").write_text("a file where the site folder should be")
+    preview = Preview([tmp_path / "claims"], tmp_path / "site")
+    state = preview.rebuild()
+    assert not state.ok and state.problems
+    assert "site" in state.problems[0].where or "site" in state.problems[0].message

@@ -126,6 +126,10 @@ class Preview:
                           allow_outside=self.allow_outside)
             except ReportgenError as e:
                 ok, problems, lines = False, error_problems(e), ()
+            except OSError as e:  # a folder the build could not write: say which, go on
+                ok, lines = False, ()
+                problems = [Problem(os.fsdecode(e.filename) if e.filename is not None else None,
+                                    None, e.strerror or str(e))]
             else:
                 ok, lines = r.ok, r.lines
                 problems = [] if r.ok or r.verification is None else \
