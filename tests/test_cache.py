@@ -183,3 +183,16 @@ def test_hardening_cache_never_hashes_what_the_reader_refuses(tmp_path):
     import hashlib
 
     assert file_sha256(ok) == hashlib.sha256(ok.read_bytes()).hexdigest()
+
+
+def test_jobs_share_the_cache(sample, monkeypatch):
+    """Forked workers fill and read the same entries; the verdicts are those of one process."""
+    plain = _uncached(sample, monkeypatch)
+
+    def run(jobs: int) -> str:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n"
+                       for r in verdict_records(verify([sample], jobs=jobs)))
+
+    assert run(2) == plain  # fills the cache from two processes
+    assert len(_entries(sample)) == _keys(sample)
+    assert run(2) == run(1) == plain
