@@ -20,6 +20,8 @@ from reportgen.render.graph import layout
 from reportgen.render.markdown import cited_ids, make_renderer
 from reportgen.render.inline import CropSlots, SlottedPage, fill_crops
 from reportgen.render.paths import default_templates
+from reportgen.render.extras import (by_document, search_entries, search_json, substituted,
+                                     values_text)
 
 KIND_LABEL = {"fact": "Fact", "calc": "Calc", "inference": "Inference"}
 # a glyph per kind, so kinds differ by shape as well as colour (aria-hidden in the chip)
@@ -159,10 +161,13 @@ def claim_view(sd: SiteData, cid: str) -> dict[str, Any]:
             "bbox": a.bbox if a else None, "sha256": sha, "sha_short": short_sha(sha),
             "pdf_href": pdf_href(sd.pdf_names[rec["doc"]], rec["page"]),
             "crops": sd.crops.get(cid, []),
+            "values_text": values_text(sd.v.ledger.claims[cid]),  # type: ignore[arg-type]
         })
     elif rec["kind"] == "calc":
         out.update({"result": fmt_num(rec["result"]), "computed": fmt_num(rec["computed"]),
-                    "tolerance": fmt_num(rec["tolerance"])})
+                    "tolerance": fmt_num(rec["tolerance"]),
+                    "substituted": substituted(sd.v.ledger, sd.v.ledger.claims[cid],  # type: ignore[arg-type]
+                                               rec["computed"])})
     return out
 
 
@@ -171,8 +176,11 @@ def chip_html(view: Mapping[str, Any]) -> Markup:
     by the Markdown citation rule alike."""
     kind, cid = view["kind"], view["id"]
     extra = f", page {view['page']}" if kind == "fact" else ""
-    page = Markup(' <span class="chip-page">p.{}</span>').format(view["page"]) \
-        if kind == "fact" else Markup("")
+    page = Markup("")
+    if kind == "fact":  # a quote across a page break shows p.2-3
+        end = view.get("page_end") or view["page"]
+        pages = view["page"] if end == view["page"] else f"{view['page']}-{end}"
+        page = Markup(' <span class="chip-page">p.{}</span>').format(pages)
     return Markup(
         '<button type="button" class="chip chip-{kind}" data-claim="{cid}" '
         'aria-haspopup="dialog" aria-controls="ev-{cid}" title="{label} {cid}{extra}">'
@@ -309,5 +317,37 @@ class Renderer:
             d = v.ledger.documents[did]
             docs.append({"id": did, "title": d.title, "file": d.path.name,
                          "href": pdf_href(self.sd.pdf_names[did]),
+                         "page": document_href(self.sd.pdf_names[did]),
                          "sha256": v.sha256.get(did) or d.sha256 or ""})
-        return render(self.env, "index.html", **self.common, reports=reports, documents=docs, standalone=False, css=None, js=None)
+        hrefs = {rep.id: f"{rep.id}.html" for rep in v.ledger.reports}
+        search = search_json(search_entries(v.ledger, self.views.values(), hrefs))  # escaped
+        return render(self.env, "index.html", **self.common, reports=reports, documents=docs,
+                      standalone=False, css=None, js=None, search=search)
+
+    def document_pages(self) -> dict[str, str]:
+        """documents/<name>.html: the claims citing each document, by page."""
+        v = self.sd.v
+        facts = by_document(self.views.values())
+        out = {}
+        for did in sorted(v.ledger.documents):
+            d = v.ledger.documents[did]
+            pages: dict[int, list[dict[str, Any]]] = {}
+            for f in facts.get(did, []):
+                pages.setdefault(f["page"], []).append(f)
+            doc = {"id": did, "title": d.title, "file": d.path.name,
+                   "href": "../" + pdf_href(self.sd.pdf_names[did]),
+                   "sha256": v.sha256.get(did) or d.sha256 or ""}
+            out[document_href(self.sd.pdf_names[did])] = render(
+                self.env, "document.html", **self.common, root="../", doc=doc,
+                pages=sorted(pages.items()), standalone=False, css=None, js=None)
+        return out
+
+    def changes_page(self, diff: dict[str, Any]) -> str:
+        """changes/index.html: claims added, removed and changed since the previous build."""
+        return render(self.env, "changes.html", **self.common, root="../", diff=diff,
+                      standalone=False, css=None, js=None)
+
+
+def document_href(pdf_name: str) -> str:
+    """The site path of a document's page: documents/<the PDF's site name>.html."""
+    return "documents/" + urlquote(pdf_name.removesuffix(".pdf")) + ".html"

@@ -95,7 +95,7 @@ def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
         try:
             stats = build_site(v, new, templates, jobs,
                                cache_dir if cache_dir is not None else default_cache_dir(out),
-                               helper=helper, prerendered=prerendered)
+                               helper=helper, prerendered=prerendered, previous=out)
             fingerprint.forget(out)  # from here on the recorded output is gone
             swap(new, out)
             if on_swapped is not None:

@@ -103,23 +103,41 @@ def _renderer(v: Verification, out: Path, templates: Path | None, pdf_names: dic
 
 
 def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: dict[str, str],
-                crops: dict[str, list[tuple[int, str]]], bytecode: Path | None) -> list[str]:
-    """Assets, evidence.jsonl, index.html and one page per report (no crop needed)."""
+                crops: dict[str, list[tuple[int, str]]], bytecode: Path | None,
+                previous: str | None = None) -> list[str]:
+    """Assets, evidence.jsonl, claims.csv, index.html, one page per report and per document
+    (no crop needed), and changes/index.html against `previous` (the last evidence.jsonl),
+    which is not returned: it describes the folder's history, not the inputs."""
+    from reportgen.render.extras import changes, claims_csv, read_evidence
     from reportgen.render.pages import asset_text
 
     rend = _renderer(v, out, templates, pdf_names, crops, bytecode)
     (out / "assets").mkdir(exist_ok=True)
     for asset in ("assets/site.css", "assets/site.js"):
         _write(out / asset, asset_text(rend.env, asset))
+    evidence = list(records.evidence_records(v, crops))
     with writing(out / "evidence.jsonl"), \
             open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
-        for rec in records.evidence_records(v, crops):
+        for rec in evidence:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    pages = ["index.html"]
+    with writing(out / "claims.csv"), \
+            open(out / "claims.csv", "w", encoding="utf-8", newline="") as f:
+        f.write(claims_csv(evidence))
+    pages = ["claims.csv", "index.html"]
     _write(out / "index.html", rend.index_page())
     for rep in v.ledger.reports:
         _write(out / f"{rep.id}.html", rend.report_page(rep))
         pages.append(f"{rep.id}.html")
+    (out / "documents").mkdir(exist_ok=True)
+    for name, html in rend.document_pages().items():
+        _write(out / name, html)
+        pages.append(name)
+    # What changed since the previous build in this folder (the one page that depends on
+    # it; a first build reads as one that changed nothing, so that a site built over its
+    # own earlier build is byte for byte the site built afresh).
+    (out / "changes").mkdir(exist_ok=True)
+    before = read_evidence(previous) if previous is not None else None
+    _write(out / "changes" / "index.html", rend.changes_page(changes(before, evidence)))
     return pages
 
 
@@ -207,8 +225,20 @@ class EarlyCrops:
         return int(self._count.value)
 
 
+def previous_evidence(site: Path | None) -> str | None:
+    """The evidence.jsonl of the site about to be replaced, for the changes page."""
+    if site is None:
+        return None
+    try:
+        with open(site / "evidence.jsonl", encoding="utf-8") as f:
+            return f.read(64 << 20)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
-               cache_dir: Path | None = None, helper=None, prerendered: int = 0) -> BuildStats:
+               cache_dir: Path | None = None, helper=None, prerendered: int = 0,
+               previous: Path | None = None) -> BuildStats:
     """Write the whole site into `out` (created if needed). Refuses an unverified ledger.
 
     `helper` (from start_helper) renders the HTML while this process renders the crops;
@@ -250,7 +280,7 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     fut = sfut = None
     if helper is not None:
         try:
-            fut = helper.submit(write_pages, *args)
+            fut = helper.submit(write_pages, *args, previous=previous_evidence(previous))
             sfut = helper.submit(render_standalone, *args)
         except Exception:  # a broken helper: do it all here
             fut = sfut = None
@@ -258,7 +288,7 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
         pending = start_crops(cjobs, cache, workers=jobs, inline=jobs == 1)
     else:  # crops in worker processes while this one writes the pages
         pending = start_crops(cjobs, cache, workers=jobs)
-        pages = write_pages(*args)
+        pages = write_pages(*args, previous=previous_evidence(previous))
         standalone = render_standalone(*args)
 
     cached, cstats = pending.result()

@@ -63,27 +63,60 @@ def gc_paused() -> Iterator[None]:
 # Called after each document's facts, in whichever process checked them, while the PDF
 # is still open: (ledger, doc id, the open set, that document's verdicts). build.py
 # renders the document's crops there, so checking and rendering share the --jobs
-# processes instead of one waiting for the other.
+# processes instead of one waiting for the other. Not called for a document whose
+# verdicts all came from the verdict cache: nothing was opened (the build then takes the
+# PDF and crops from its caches, or reads the file again and checks its hash).
 AfterDoc = Callable[[Ledger, str, "DocumentSet", dict[str, FactResult]], None]
 
 
 def check_docs(ledger: Ledger, doc_ids: Sequence[str],
                after: AfterDoc | None = None) -> FactVerdicts:
     """Open each document once, check its facts page by page, then close it."""
-    from reportgen.pdf.documents import DocumentSet
+    from reportgen.verify.cache import VerdictCache
 
     groups = facts_by_doc(ledger)
     out = FactVerdicts()
+    cache = VerdictCache.for_ledger(ledger)
+    docs = None  # opened only when a fact is not in the verdict cache (or `after` needs it)
     # One pause for the whole run: resuming the collector sets off a full collection,
     # which costs about 13 ms per resume with a full page cache.
-    with gc_paused(), DocumentSet(ledger.documents) as docs:
-        for doc_id in doc_ids:
-            got = _check_doc(ledger, doc_id, groups.get(doc_id, []), docs, out)
-            out.results.update(got)
-            if after is not None and got:
-                after(ledger, doc_id, docs, got)
-            docs.release(doc_id)
+    with gc_paused():
+        try:
+            for doc_id in doc_ids:
+                facts = groups.get(doc_id, [])
+                sha, got, todo = cache.split(ledger.documents.get(doc_id), facts)
+                opened = bool(todo) or sha is None
+                if opened:
+                    if docs is None:
+                        from reportgen.pdf.documents import DocumentSet
+                        docs = DocumentSet(ledger.documents)
+                    if sha is not None and not _same_bytes(docs, doc_id, sha):
+                        got, todo = {}, list(facts)  # the file changed since it was hashed
+                    new = _check_doc(ledger, doc_id, todo, docs, out)
+                    for f in todo:
+                        if f.id in new:
+                            cache.put(out.sha256.get(doc_id, ""), f, new[f.id])
+                    got = {f.id: got.get(f.id) or new[f.id] for f in facts
+                           if f.id in got or f.id in new}
+                else:
+                    out.sha256[doc_id] = sha
+                out.results.update(got)
+                if after is not None and got and opened:
+                    after(ledger, doc_id, docs, got)
+                if docs is not None:
+                    docs.release(doc_id)
+        finally:
+            if docs is not None:
+                docs.close()
     return out
+
+
+def _same_bytes(docs: DocumentSet, doc_id: str, sha: str) -> bool:
+    """The document as opened is the file that was hashed for the cache lookup."""
+    try:
+        return docs.sha256(doc_id) == sha
+    except DocumentError:
+        return False  # the check that follows reports it
 
 
 def _check_doc(ledger: Ledger, doc_id: str, facts: Sequence[Fact], docs: DocumentSet,

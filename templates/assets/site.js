@@ -53,6 +53,47 @@
     for (var j = 0; j < imgs.length; j++) { imgs[j].loading = "eager"; }
   });
 
+  /* Search (index.html): the index is embedded in the page (a data attribute), so it works from
+     file:// with no request. Text is folded as the build folded it (NFKC, lower case);
+     a query matches an entry holding every one of its words, as substrings, so Chinese
+     needs no word breaking. Results are written with textContent only. */
+  var index = document.getElementById("search-index");
+  var input = document.getElementById("search-q");
+  if (index && input) {
+    var entries = JSON.parse(index.getAttribute("data-index") || "[]");
+    var list = document.getElementById("search-results");
+    var status = document.getElementById("search-status");
+    var fold = function (t) { return (t.normalize ? t.normalize("NFKC") : t).toLowerCase(); };
+    var run = function () {
+      var words = fold(input.value).split(/\s+/).filter(function (w) { return w; });
+      while (list.firstChild) { list.removeChild(list.firstChild); }
+      if (!words.length) { status.textContent = ""; return; }
+      var hits = entries.filter(function (e) {
+        return words.every(function (w) { return e.s.indexOf(w) >= 0; });
+      });
+      status.textContent = hits.length + (hits.length === 1 ? " result" : " results") +
+        (hits.length > 50 ? " (the first 50 shown)" : "");
+      hits.slice(0, 50).forEach(function (e) {
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = e.h;
+        a.textContent = (e.k === "entity" ? "Entity " : "") + e.id + " (" + e.r + ")";
+        li.appendChild(a);
+        li.appendChild(document.createTextNode(e.k === "entity" ? "" : ": " + e.t));
+        if (e.q) {
+          var q = document.createElement("span");
+          q.className = "quote";
+          q.textContent = e.q;
+          li.appendChild(q);
+        }
+        list.appendChild(li);
+      });
+    };
+    input.addEventListener("input", run);
+    input.form.addEventListener("submit", function (e) { e.preventDefault(); run(); });
+    if (input.value) { run(); }
+  }
+
   /* report.html#ev-ID opens that evidence */
   if (location.hash.indexOf("#ev-") === 0) {
     var id = decodeURIComponent(location.hash.slice(4));

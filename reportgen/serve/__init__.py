@@ -1,0 +1,1 @@
+"""The live preview behind `reportgen serve`: build, watch, serve, reload."""

@@ -1,0 +1,221 @@
+"""The verdict cache: a fact's anchor result kept under (PDF SHA-256, page, quote, anchor
+code version), so a rebuild after a one-claim edit re-checks that claim only, and a query
+after a build opens no PDF at all.
+
+A verdict depends on nothing else: the bytes of the PDF (named by their hash, taken
+without parsing), the page, the quote, and the code that reads text and matches quotes
+(its source files and MuPDF's version make up `anchor_version()`). Entries live one per
+file under `.reportgen/cache/verdicts/` beside the ledger folder (where the evidence index
+lives too), written atomically and read-only, so processes of `--jobs N` and concurrent
+runs share them without a lock. An entry is used only when it is a small regular file
+whose recorded key equals the key asked for and whose checksum matches its payload;
+anything else (truncated, foreign, edited, a symlink or a FIFO in its place) is ignored
+and the fact is checked again. Writing is best effort: an unwritable cache only costs
+time. Stdlib only: a run served entirely from the cache never imports PyMuPDF.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from reportgen.model import Anchor, Document, Fact, FactResult, Ledger
+from reportgen.pdf.files import write_atomic
+
+FORMAT = 1
+ENV = "REPORTGEN_VERDICT_CACHE"  # a folder to use instead, or "off"
+MAX_ENTRY = 1 << 20  # no verdict is larger; a bigger file is not ours
+MAX_HASHED = 1 << 30  # a larger PDF is left to the reader (read once, there, not twice)
+# The modules whose code decides a fact's verdict and message (text layer, reading orders,
+# the anchor rule, miss hints, the document reader and the fact check itself).
+ANCHOR_CODE = ("pdf/anchors.py", "pdf/hints.py", "pdf/text.py", "pdf/textlayer.py",
+               "pdf/orders.py", "pdf/documents.py", "verify/fact.py", "verify/cache.py")
+
+
+@lru_cache(maxsize=1)
+def anchor_version() -> str:
+    """A digest of the anchor code's source and of MuPDF's version: any change to how a
+    quote is found or a miss explained makes every entry a stranger."""
+    from importlib import metadata
+
+    pkg = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(f"verdicts-{FORMAT}\0".encode())
+    for rel in ANCHOR_CODE:
+        h.update(rel.encode() + b"\0" + (pkg / rel).read_bytes() + b"\0")
+    try:
+        h.update(metadata.version("pymupdf").encode())
+    except metadata.PackageNotFoundError:
+        h.update(b"no-pymupdf")
+    return h.hexdigest()
+
+
+def default_folder(ledger: Ledger) -> Path | None:
+    """`.reportgen/cache/verdicts` beside the ledger folder, or $REPORTGEN_VERDICT_CACHE
+    (`off` turns the cache off)."""
+    env = os.environ.get(ENV)
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "no") else Path(env)
+    return Path(ledger.root).resolve().parent / ".reportgen" / "cache" / "verdicts"
+
+
+def file_sha256(path: Path) -> str | None:
+    """The SHA-256 of a PDF, read without parsing it; None for anything the cache leaves
+    to the reader (which then says what is wrong): not a regular file, no `%PDF-` in its
+    first KB, larger than MAX_HASHED, unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with open(fd, "rb") as f:
+        try:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HASHED:
+                return None
+            head = f.read(1024)
+            if b"%PDF-" not in head:
+                return None
+            h = hashlib.sha256(head)
+            while block := f.read(1 << 20):
+                h.update(block)
+        except OSError:
+            return None
+    return h.hexdigest()
+
+
+def _key(sha: str, fact: Fact) -> dict[str, Any]:
+    return {"sha256": sha, "page": fact.page, "quote": fact.quote, "code": anchor_version()}
+
+
+def _digest(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, ensure_ascii=False, sort_keys=True)
+                          .encode("utf-8")).hexdigest()
+
+
+def _encode(r: FactResult) -> dict[str, Any]:
+    a = r.anchor
+    return {"status": r.status, "sha256": r.sha256, "message": r.message,
+            "anchor": None if a is None else {
+                "page": a.page, "page_end": a.page_end, "bbox": list(a.bbox),
+                "method": a.method, "rects": [[p, list(b)] for p, b in a.rects]}}
+
+
+def _num(x: Any) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ValueError(x)
+    return x
+
+
+def _box(b: Any) -> tuple[float, float, float, float]:
+    if not isinstance(b, list) or len(b) != 4:
+        raise ValueError(b)
+    return (_num(b[0]), _num(b[1]), _num(b[2]), _num(b[3]))
+
+
+def _page(p: Any) -> int:
+    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+        raise ValueError(p)
+    return p
+
+
+def _decode(fid: str, d: Any) -> FactResult:
+    """A FactResult from a stored payload; ValueError for any field of the wrong shape."""
+    if not isinstance(d, dict) or d.get("status") not in ("hit", "miss") \
+            or not isinstance(d.get("message"), str) \
+            or not (d.get("sha256") is None or isinstance(d.get("sha256"), str)):
+        raise ValueError("not a verdict")
+    a = d.get("anchor")
+    anchor = None
+    if a is not None:
+        if not isinstance(a, dict) or not isinstance(a.get("method"), str) \
+                or not isinstance(a.get("rects"), list):
+            raise ValueError("not an anchor")
+        rects = []
+        for r in a["rects"]:
+            if not isinstance(r, list) or len(r) != 2:
+                raise ValueError(r)
+            rects.append((_page(r[0]), _box(r[1])))
+        anchor = Anchor(_page(a.get("page")), _page(a.get("page_end")), _box(a.get("bbox")),
+                        a["method"], tuple(rects))
+    if (anchor is None) != (d["status"] == "miss"):
+        raise ValueError("a hit needs an anchor, a miss has none")
+    return FactResult(fid, d["status"], anchor, d["sha256"], d["message"])
+
+
+class VerdictCache:
+    """Fact verdicts on disk, one file per key; `folder=None` is a cache that holds nothing."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    @classmethod
+    def for_ledger(cls, ledger: Ledger) -> VerdictCache:
+        return cls(default_folder(ledger))
+
+    def _path(self, key: dict[str, Any]) -> Path:
+        assert self.folder is not None
+        name = _digest(key)
+        return self.folder / name[:2] / f"{name}.json"
+
+    def get(self, sha: str, fact: Fact) -> FactResult | None:
+        """The stored verdict for this quote on these bytes, or None (absent or not trusted)."""
+        if self.folder is None:
+            return None
+        key = _key(sha, fact)
+        try:
+            fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return None
+        try:
+            with open(fd, "rb") as f:
+                st = os.fstat(f.fileno())
+                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
+                    return None
+                rec = json.loads(f.read().decode("utf-8"))
+            if not isinstance(rec, dict) or rec.get("key") != key \
+                    or rec.get("check") != _digest([key, rec.get("verdict")]):
+                return None
+            return _decode(fact.id, rec["verdict"])
+        except (OSError, ValueError, UnicodeDecodeError, KeyError, TypeError):
+            return None
+
+    def put(self, sha: str, fact: Fact, result: FactResult) -> None:
+        """Keep a verdict (best effort: a cache that cannot be written is skipped)."""
+        if self.folder is None or result.sha256 != sha:
+            return
+        key = _key(sha, fact)
+        verdict = _encode(result)
+        rec = {"key": key, "verdict": verdict, "check": _digest([key, verdict])}
+        data = json.dumps(rec, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        path = self._path(key)
+        try:
+            write_atomic(path.parent, [data], lambda: path, ".json")
+        except OSError:
+            pass
+
+    def split(self, document: Document | None, facts: Sequence[Fact]
+              ) -> tuple[str | None, dict[str, FactResult], list[Fact]]:
+        """(the file's SHA-256 or None, the verdicts found, the facts still to check).
+
+        Nothing is found for an undeclared document, a file that is not a regular file,
+        or one whose pin does not match (the reader then says what is wrong)."""
+        if self.folder is None or document is None or not facts:
+            return None, {}, list(facts)
+        sha = file_sha256(document.path)
+        if sha is None or (document.sha256 is not None and document.sha256.lower() != sha):
+            return None, {}, list(facts)
+        found: dict[str, FactResult] = {}
+        todo: list[Fact] = []
+        for f in facts:
+            r = self.get(sha, f)
+            if r is None:
+                todo.append(f)
+            else:
+                found[f.id] = r
+        return sha, found, todo

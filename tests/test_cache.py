@@ -1,0 +1,198 @@
+"""The verdict cache: never changes a verdict, survives a corrupted or foreign cache, and
+serves a run after a build without opening (or even importing the reader of) a PDF."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reportgen.verify.cache import ENV, VerdictCache, default_folder
+from reportgen.verify.records import verdict_records
+from reportgen.verify.run import verify
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _copy(tmp: Path) -> Path:
+    shutil.copytree(REPO / "claims", tmp / "claims")
+    shutil.copytree(REPO / "samples" / "pdfs", tmp / "samples" / "pdfs")
+    return tmp / "claims"
+
+
+def _json(claims: Path) -> str:
+    """`verify --json` as text (the library call behind it)."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n"
+                   for r in verdict_records(verify([claims])))
+
+
+def _uncached(claims: Path, monkeypatch) -> str:
+    with monkeypatch.context() as m:
+        m.setenv(ENV, "off")
+        return _json(claims)
+
+
+def _keys(claims: Path, doc: str | None = None) -> int:
+    """How many entries the ledger's facts make: one per (document, page, quote)."""
+    from reportgen.ledger import load_ledger
+    from reportgen.model import Fact
+
+    return len({(c.doc, c.page, c.quote) for c in load_ledger([claims]).claims.values()
+                if isinstance(c, Fact) and doc in (None, c.doc)})
+
+
+def _entries(claims: Path) -> list[Path]:
+    return sorted((claims.parent / ".reportgen" / "cache" / "verdicts").rglob("*.json"))
+
+
+@pytest.fixture()
+def sample(tmp_path, monkeypatch) -> Path:
+    monkeypatch.delenv(ENV, raising=False)
+    return _copy(tmp_path)
+
+
+def test_cached_and_uncached_verdicts_are_identical(sample, monkeypatch):
+    plain = _uncached(sample, monkeypatch)
+    assert not _entries(sample)  # `off` writes nothing
+    first = _json(sample)  # fills the cache
+    assert len(_entries(sample)) == _keys(sample) > 20
+    assert _json(sample) == first == plain
+
+
+def test_a_changed_quote_is_checked_again(sample, monkeypatch):
+    _json(sample)
+    before = len(_entries(sample))
+    s2 = sample / "S2.yaml"
+    text = s2.read_text(encoding="utf-8")
+    assert '"供应商一 6,928,853,013.03 14.59%"' in text
+    s2.write_text(text.replace('"供应商一 6,928,853,013.03 14.59%"',
+                               '"供应商二 6,928,853,013.03 14.59%"'), encoding="utf-8")
+    got = _json(sample)
+    assert got == _uncached(sample, monkeypatch)
+    assert '"id": "s2-4", "report": "S2", "kind": "fact", "status": "miss"' in got
+    assert len(_entries(sample)) == before + 1  # the new quote's verdict, the old kept
+
+
+def test_a_changed_pdf_is_checked_again(sample, monkeypatch):
+    _json(sample)
+    pdf = sample.parent / "samples" / "pdfs" / "300274.pdf"
+    docs = sample / "documents.yaml"
+    # another file under the same name: the pin fails, whatever the cache holds
+    pdf.write_bytes(pdf.read_bytes() + b"\n%junk\n")
+    with pytest.raises(Exception) as cached:
+        _json(sample)
+    with pytest.raises(Exception) as plain:
+        _uncached(sample, monkeypatch)
+    assert str(cached.value) == str(plain.value)
+    # unpinned, the new bytes are checked (no entry of the old bytes is used)
+    docs.write_text("\n".join(line for line in docs.read_text(encoding="utf-8").splitlines()
+                              if "5b2325c2" not in line) + "\n", encoding="utf-8")
+    before = len(_entries(sample))
+    assert _json(sample) == _uncached(sample, monkeypatch)
+    assert len(_entries(sample)) == before + _keys(sample, "300274")
+
+
+def test_corrupted_and_foreign_entries_are_ignored(sample, monkeypatch):
+    plain = _uncached(sample, monkeypatch)
+    _json(sample)
+    entries = _entries(sample)
+    # a verdict edited without its checksum, truncated files, another key's entry, a FIFO
+    rec = json.loads(entries[0].read_text(encoding="utf-8"))
+    if rec["verdict"]["anchor"]:
+        rec["verdict"]["anchor"]["bbox"][0] += 10
+    rec["verdict"]["message"] = "forged"
+    for p in entries:
+        os.chmod(p, 0o644)
+    entries[0].write_text(json.dumps(rec), encoding="utf-8")
+    entries[1].write_bytes(entries[1].read_bytes()[:40])
+    entries[2].write_bytes(b"\xff\xfe not json")
+    entries[3].write_bytes(entries[4].read_bytes())
+    entries[5].write_text(json.dumps({"key": 1, "verdict": {"status": "hit"}}))
+    entries[6].unlink()
+    os.mkfifo(entries[6])
+    entries[7].unlink()
+    entries[7].symlink_to(entries[8])
+    assert _json(sample) == plain
+
+
+def test_a_run_after_a_build_opens_no_pdf(sample):
+    """Served from the cache, verify does not even import PyMuPDF."""
+    _json(sample)
+    code = ("import sys; from reportgen.verify.run import verify; "
+            f"v = verify([__import__('pathlib').Path({str(sample)!r})]); "
+            "print(v.ok, 'pymupdf' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop(ENV, None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.split() == ["True", "False"]
+
+
+def test_build_output_is_byte_identical_with_the_cache(sample, tmp_path, monkeypatch):
+    from reportgen.site.build import build
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+
+    def tree(out: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(out)): p.read_bytes()
+                for p in sorted(out.rglob("*")) if p.is_file()}
+
+    with monkeypatch.context() as m:
+        m.setenv(ENV, "off")
+        assert build([sample], tmp_path / "a").ok
+    assert build([sample], tmp_path / "b").ok  # fills the cache
+    assert build([sample], tmp_path / "c").ok  # served from it
+    a, c = tree(tmp_path / "a"), tree(tmp_path / "c")
+    assert a == c
+
+
+def test_cache_location(tmp_path, monkeypatch):
+    from reportgen.ledger import load_ledger
+
+    monkeypatch.delenv(ENV, raising=False)
+    ledger = load_ledger([_copy(tmp_path)])
+    assert default_folder(ledger) == tmp_path.resolve() / ".reportgen" / "cache" / "verdicts"
+    monkeypatch.setenv(ENV, "off")
+    assert VerdictCache.for_ledger(ledger).folder is None
+    monkeypatch.setenv(ENV, str(tmp_path / "elsewhere"))
+    assert default_folder(ledger) == tmp_path / "elsewhere"
+
+
+def test_hardening_cache_never_hashes_what_the_reader_refuses(tmp_path):
+    """Regression: the cache's hash ran before the reader's header and size checks, so a
+    64 GB sparse file named as a document was read to its end."""
+    from reportgen.verify.cache import MAX_HASHED, file_sha256
+
+    big = tmp_path / "big.pdf"
+    with open(big, "wb") as f:
+        f.write(b"%PDF-1.7\n")
+        f.truncate(MAX_HASHED + 1)
+    assert file_sha256(big) is None
+    junk = tmp_path / "junk.pdf"
+    junk.write_bytes(b"\0" * 4096)
+    assert file_sha256(junk) is None
+    os.mkfifo(tmp_path / "fifo.pdf")
+    assert file_sha256(tmp_path / "fifo.pdf") is None  # never blocks
+    ok = tmp_path / "ok.pdf"
+    ok.write_bytes(b"%PDF-1.7\nhello")
+    import hashlib
+
+    assert file_sha256(ok) == hashlib.sha256(ok.read_bytes()).hexdigest()
+
+
+def test_jobs_share_the_cache(sample, monkeypatch):
+    """Forked workers fill and read the same entries; the verdicts are those of one process."""
+    plain = _uncached(sample, monkeypatch)
+
+    def run(jobs: int) -> str:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n"
+                       for r in verdict_records(verify([sample], jobs=jobs)))
+
+    assert run(2) == plain  # fills the cache from two processes
+    assert len(_entries(sample)) == _keys(sample)
+    assert run(2) == run(1) == plain
