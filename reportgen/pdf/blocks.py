@@ -17,37 +17,45 @@ bands, page numbers and running heads are the verifier's own (`reportgen.pdf.tex
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reportgen.model import BBox
 from reportgen.pdf.text import Band, edge_bands, is_folio, margin_band
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
+    """One text line with its box (a tuple: a page holds hundreds and indexing builds them
+    for every page)."""
+
     bbox: BBox
     text: str
     band: Band = ""  # "top" / "bottom" when the line is in that page margin
     folio: bool = False  # in a margin band and reads as a page number
 
 
-@dataclass(frozen=True)
-class Block:
+class _BlockRow(NamedTuple):
     doc: str
     page: int  # 1-based physical page index
     seq: int  # reading order within the document, from 0
     bbox: BBox
     lines: tuple[Line, ...]
-    text: str = ""  # the lines joined by newlines; filled in when not given
-    band: str = ""  # "top" / "bottom" when every line lies in that page margin
+    text: str  # the lines joined by newlines
+    band: str  # "top" / "bottom" when every line lies in that page margin
 
-    def __post_init__(self) -> None:
-        if not self.text:
-            object.__setattr__(self, "text", "\n".join(ln.text for ln in self.lines))
-        if not self.band and self.lines:
-            bands = {ln.band for ln in self.lines}
-            if len(bands) == 1:
-                object.__setattr__(self, "band", bands.pop())
+
+class Block(_BlockRow):
+    """A text block: MuPDF's block of lines, with its place in the document's reading order."""
+
+    __slots__ = ()
+
+    def __new__(cls, doc: str, page: int, seq: int, bbox: BBox, lines: tuple[Line, ...],
+                text: str = "", band: str = "") -> Block:
+        if not text:
+            text = "\n".join(ln.text for ln in lines)
+        if not band and lines:
+            bands = {ln.band for ln in lines}
+            band = bands.pop() if len(bands) == 1 else ""
+        return super().__new__(cls, doc, page, seq, bbox, tuple(lines), text, band)
 
 
 def _rotate(m: tuple[float, ...], bb: tuple[float, float, float, float]) -> BBox:
@@ -60,7 +68,8 @@ def _rotate(m: tuple[float, ...], bb: tuple[float, float, float, float]) -> BBox
 
 def page_lines(page) -> list[tuple[int, BBox, str]]:
     """(MuPDF block number, box, text) of each text line of a PyMuPDF page, content-stream
-    order, boxes rounded to 0.01 pt on the displayed page; words joined by one space."""
+    order, boxes on the displayed page; words joined by one space. Line boxes are stored
+    as 32-bit floats and read back rounded to 0.01 pt; block boxes are rounded here."""
     from reportgen.pdf.textlayer import FLAGS
 
     words = page.get_text("words", flags=FLAGS, sort=False)
@@ -88,8 +97,9 @@ def page_lines(page) -> list[tuple[int, BBox, str]]:
             y1 = w[3]
     if texts:
         out.append((key[0], (x0, y0, x1, y1), " ".join(texts)))
-    return [(bno, tuple(round(v, 2) for v in (_rotate(m, bb) if m else bb)), t)
-            for bno, bb, t in out]
+    if m:
+        return [(bno, _rotate(m, bb), t) for bno, bb, t in out]
+    return out
 
 
 def _horizontal(box: BBox) -> bool:
@@ -110,25 +120,36 @@ def page_blocks(page, doc_id: str, pno: int, start_seq: int = 0) -> list[Block]:
                                for k, (_, bb, t) in enumerate(raw)], height).items():
         bands[k] = band
     out: list[Block] = []
+    make = Block._make  # the fields are complete here: no defaults to fill in
     seq = start_seq
     cur = None
     lines: list[Line] = []
-
-    def emit() -> None:
-        nonlocal seq
-        x0 = min(ln.bbox[0] for ln in lines)
-        y0 = min(ln.bbox[1] for ln in lines)
-        x1 = max(ln.bbox[2] for ln in lines)
-        y1 = max(ln.bbox[3] for ln in lines)
-        out.append(Block(doc_id, pno, seq, (x0, y0, x1, y1), tuple(lines)))
-        seq += 1
-
+    texts: list[str] = []
+    band0: Band = ""
+    same = True
+    x0 = y0 = x1 = y1 = 0.0
     for (bno, bb, t), band in zip(raw, bands):
-        if bno != cur and lines:
-            emit()
-            lines = []
-        cur = bno
+        if bno != cur:
+            if lines:
+                out.append(make((doc_id, pno, seq, (round(x0, 2), round(y0, 2), round(x1, 2),
+                                                     round(y1, 2)),
+                                 tuple(lines), "\n".join(texts), band0 if same else "")))
+                seq += 1
+            lines, texts, cur, band0, same = [], [], bno, band, True
+            x0, y0, x1, y1 = bb
+        else:
+            if band != band0:
+                same = False
+            if bb[0] < x0:
+                x0 = bb[0]
+            if bb[1] < y0:
+                y0 = bb[1]
+            if bb[2] > x1:
+                x1 = bb[2]
+            if bb[3] > y1:
+                y1 = bb[3]
         lines.append(Line(bb, t, band, bool(band) and is_folio(t)))
-    if lines:
-        emit()
+        texts.append(t)
+    out.append(make((doc_id, pno, seq, (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)),
+                     tuple(lines), "\n".join(texts), band0 if same else "")))
     return out
