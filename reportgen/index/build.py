@@ -13,7 +13,7 @@ from pathlib import Path
 
 from reportgen.index import store
 from reportgen.index.chunking import chunk_blocks
-from reportgen.errors import DocumentError
+from reportgen.errors import DocumentError, LedgerErrors
 from reportgen.index.errors import EmbedderError, IndexInputError
 from reportgen.index.tokens import both_tokens
 from reportgen.pdf.blocks import page_blocks
@@ -26,6 +26,7 @@ class DocSpec:
     path: Path
     title: str
     pin: str | None = None  # the ledger's SHA-256 pin, checked as `verify` checks it
+    loc: tuple[str, int] | None = None  # where the ledger declares it (file, line)
 
 
 @dataclass
@@ -75,19 +76,25 @@ def _ledger_documents(path: Path, allow_outside: bool) -> list[DocSpec]:
     indexed, so claims citing another report's claims are fine)."""
     from reportgen.ledger import load_ledger
 
-    led = load_ledger([path], allow_outside=allow_outside, cross_check=False)
-    return [DocSpec(d.id, Path(d.path), d.title or d.id, d.sha256) for d in led.documents.values()]
+    led = load_ledger([path], allow_outside=allow_outside, cross_check=False,
+                      require_reports=False)
+    return [DocSpec(d.id, Path(d.path), d.title or d.id, d.sha256, (d.loc.file, d.loc.line))
+            for d in led.documents.values()]
 
 
 def resolve_documents(paths: Sequence[Path], allow_outside: bool = False) -> list[DocSpec]:
-    """The documents named by PATHs: ledger folders, report files, or PDF files."""
+    """The documents named by PATHs: ledger folders, report files or documents.yaml, or PDF
+    files. A PDF that a ledger among PATHs (or claims/, when it exists) declares takes
+    that document's id and pin; any other PDF is named by its file stem."""
     found: dict[str, DocSpec] = {}
+    pdfs: list[Path] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
             specs = _ledger_documents(p, allow_outside)
         elif p.is_file() and p.suffix.lower() == ".pdf":
-            specs = [DocSpec(p.stem, p.resolve(), p.stem)]
+            pdfs.append(p)
+            continue
         elif p.is_file() and p.suffix.lower() in (".yaml", ".yml"):
             specs = _ledger_documents(p, allow_outside)
         elif not p.exists():
@@ -95,12 +102,25 @@ def resolve_documents(paths: Sequence[Path], allow_outside: bool = False) -> lis
         else:
             raise IndexInputError(f"{p}: not a ledger folder, a report file or a PDF")
         for s in specs:
-            old = found.get(s.id)
-            if old is not None and old.path != s.path:
-                raise IndexInputError(
-                    f"document id {s.id} names two files: {old.path} and {s.path}")
-            found[s.id] = s
+            _add(found, s)
+    if pdfs:
+        declared = {s.path: s for s in found.values()}
+        if not found and Path("claims").is_dir():
+            try:
+                declared = {s.path: s for s in _ledger_documents(Path("claims"), allow_outside)}
+            except LedgerErrors:
+                declared = {}  # a broken ledger names nothing; its own run reports it
+        for p in pdfs:
+            real = p.resolve()
+            _add(found, declared.get(real) or DocSpec(p.stem, real, p.stem))
     return sorted(found.values(), key=lambda s: s.id)
+
+
+def _add(found: dict[str, DocSpec], s: DocSpec) -> None:
+    old = found.get(s.id)
+    if old is not None and old.path != s.path:
+        raise IndexInputError(f"document id {s.id} names two files: {old.path} and {s.path}")
+    found[s.id] = s
 
 
 # ---- writing ------------------------------------------------------------------------------
@@ -247,14 +267,24 @@ def read_source(spec: DocSpec):
     try:
         return read_pdf(spec.path, spec.pin)
     except DocumentError as e:
-        raise DocumentError(f"document {spec.id}: {e.message}", file=spec.path) from None
+        raise doc_error(spec, e) from None
+
+
+def doc_error(spec: DocSpec, e: DocumentError) -> DocumentError:
+    """A document's problem as `verify` words it: at the ledger line that declares it."""
+    from reportgen.errors import display_path
+
+    if spec.loc is None:
+        return DocumentError(f"document {spec.id}: {e.message}", file=spec.path)
+    return DocumentError(f"document {spec.id!r} ({display_path(e.file or spec.path)}): "
+                         f"{e.message}", spec.loc[0], spec.loc[1])
 
 
 def _page_count(spec: DocSpec) -> int:
     try:
         return _document(spec.id).page_count
     except DocumentError as e:
-        raise DocumentError(f"document {spec.id}: {e.message}", file=spec.path) from None
+        raise doc_error(spec, e) from None
 
 
 def _prepared(batch: list[DocSpec], workers: int):

@@ -8,7 +8,6 @@ runs collapsed), so it can be pasted as a fact's `quote` (`stub_yaml`).
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -27,6 +26,12 @@ CANDIDATES = 100  # per channel, before fusion
 
 _SENT_RE = re.compile(r".*?(?:[。！？；!?;]|\.(?=\s)|\Z)", re.S)
 _WS_RE = re.compile(r"\s+")
+# A full stop that ends an abbreviation or an initial, not a sentence: "Apple Inc.",
+# "No. 3", "U.S.", "e.g.", "J. Smith".
+_ABBREV_END_RE = re.compile(
+    r"(?:^|[\s(\[])(?:inc|no|nos|co|corp|ltd|llc|plc|mr|mrs|ms|dr|prof|st|vs|etc|e\.g|i\.e|"
+    r"cf|fig|figs|jr|sr|u\.s|u\.k|vol|pp|approx|dept|art|sec|ref|jan|feb|mar|apr|jun|jul|"
+    r"aug|sep|sept|oct|nov|dec|[a-z])\.$", re.IGNORECASE)
 _CJK_GAP_RE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
 
 
@@ -119,8 +124,18 @@ def search(db: Path, query: str, *, doc: str | None = None, k: int = 5, embedder
         ranks = rankings(con, query, doc, embedder)
         if channel is not None:
             ranks = {channel: ranks.get(channel, [])}
-        fused = rrf(ranks)[:k]
-        return [_hit(con, n, f, query, docs) for n, f in enumerate(fused, start=1)]
+        hits: list[Hit] = []
+        seen: set[tuple[str, int, str]] = set()
+        for f in rrf(ranks):  # one hit per sentence or row: overlapping chunks repeat them
+            h = _hit(con, len(hits) + 1, f, query, docs)
+            key = (h.doc, h.evidence.page, _WS_RE.sub("", h.evidence.text))
+            if key in seen:
+                continue
+            seen.add(key)
+            hits.append(h)
+            if len(hits) == k:
+                break
+        return hits
     except store.db_errors() as e:
         raise store.db_error(e, Path(db), hint) from e
     finally:
@@ -177,19 +192,51 @@ def _union(boxes: Iterable[BBox]) -> BBox | None:
     return union(bs) if bs else None
 
 
+_ROW_NUM_RE = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
+_ROW_END_RE = re.compile(r"\d[\d,]*(?:\.\d+)?%?\)?\s*$")
+
+
+def _row_line(text: str) -> bool:
+    """A line that reads as a table row: two numbers or more, the last at its end."""
+    return len(_ROW_NUM_RE.findall(text)) >= 2 and _ROW_END_RE.search(text) is not None
+
+
 def sentences(lines: Sequence[_Line]) -> list[tuple[str, BBox | None]]:
-    """Sentences of consecutive lines (of one paragraph), each with the box of its lines."""
+    """Sentences of consecutive lines (of one paragraph), each with the box of its lines;
+    lines that read as table rows, one after another, are a row each, never joined."""
+    out: list[tuple[str, BBox | None]] = []
+    looks = [_row_line(ln.text) for ln in lines]
+    # a row is a row-like line beside another: one such line alone may be wrapped prose
+    row = [r and ((k > 0 and looks[k - 1]) or (k + 1 < len(looks) and looks[k + 1]))
+           for k, r in enumerate(looks)]
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or row[i - 1] or row[i]:
+            out.extend(_sentences(lines[start:i]))
+            start = i
+    return out
+
+
+def _sentences(lines: Sequence[_Line]) -> list[tuple[str, BBox | None]]:
     out = []
     text = ""
     owner: list[int] = []
     for i, ln in enumerate(lines):
         text += ln.text + "\n"
         owner.extend([i] * (len(ln.text) + 1))
+    spans: list[tuple[int, int]] = []
+    joined = False
     for m in _SENT_RE.finditer(text):
-        s = m.group()
+        if joined and spans:  # the last piece ended at "Inc." or "No.": not a sentence end
+            spans[-1] = (spans[-1][0], m.end())
+        elif m.end() > m.start():
+            spans.append((m.start(), m.end()))
+        joined = _ABBREV_END_RE.search(m.group()) is not None
+    for a, b in spans:
+        s = text[a:b]
         if len(_WS_RE.sub("", s)) < 2:
             continue
-        idx = sorted(set(owner[m.start():m.end()]))
+        idx = sorted(set(owner[a:b]))
         out.append((collapse(s), _union(lines[i].bbox for i in idx)))
     return out
 
@@ -323,12 +370,18 @@ def mark_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
     low, owner = folded(text)
     mask = [False] * len(text)
     for t in terms:
-        pieces = [t] if not is_cjk(t) or len(t) < 2 else [t[i:i + 2] for i in range(len(t) - 1)]
+        cjk = is_cjk(t)
+        pieces = [t] if not cjk or len(t) < 2 else [t[i:i + 2] for i in range(len(t) - 1)]
         for p in pieces:
             start = low.find(p) if p else -1
             while start >= 0:
-                for i in range(owner[start][0], owner[start + len(p) - 1][1]):
-                    mask[i] = True
+                end = start + len(p)
+                # a word or number of a script with spaces is marked whole, never inside
+                # a longer word ("c" is not marked in "respect")
+                if cjk or ((start == 0 or not low[start - 1].isalnum())
+                           and (end == len(low) or not low[end].isalnum())):
+                    for i in range(owner[start][0], owner[end - 1][1]):
+                        mask[i] = True
                 start = low.find(p, start + 1)
     spans = []
     i = 0
@@ -353,37 +406,79 @@ def mark(text: str, terms: Sequence[str], open_: str = "[", close: str = "]") ->
     return "".join(out)
 
 
-def quote_on_page(path: str, page: int, quotes: Sequence[str],
-                  sha256: str | None = None) -> tuple[str, str] | None:
-    """The first of `quotes` that the anchor rule finds on `page` of the PDF, with the method
-    it matched by; exact matches are preferred over looser ones. With `sha256`, the bytes
-    read must be those (else DocumentError: the file changed since it was indexed)."""
+def _stale(path: str, indexed_sha: str, hint: str, got: str | None):
     from reportgen.errors import DocumentError
+
+    if got is None:
+        return DocumentError(f"the indexed file is gone: {path}; run `reportgen index {hint}` "
+                             "again")
+    return DocumentError("the file changed since it was indexed (its SHA-256 is not the "
+                         "indexed one), so its text may not be what the index holds; run "
+                         f"`reportgen index {hint}` again", file=path)
+
+
+def stale_documents(db: Path, docs: Iterable[str], hint: str = "claims") -> dict[str, str]:
+    """The message for each of `docs` whose file is gone or is not the indexed one (its
+    SHA-256 differs): the index is older than the PDF. Each file is read once."""
+    from reportgen.pdf.files import sha256_file
+
+    con = open_index(Path(db), hint=hint)
+    try:
+        rows = {d: (p, sha) for d, p, sha in con.execute("SELECT id, path, sha256 FROM documents")}
+    except store.db_errors() as e:
+        raise store.db_error(e, Path(db), hint) from e
+    finally:
+        con.close()
+    out: dict[str, str] = {}
+    for d in sorted(set(docs)):
+        if d not in rows:
+            continue
+        path, sha = rows[d]
+        got = sha256_file(Path(path)) if Path(path).is_file() else None
+        if got != sha:
+            out[d] = str(_stale(path, sha, hint, got))
+    return out
+
+
+def quote_on_page(path: str, page: int, evidence: Sequence[str], sha256: str,
+                  hint: str = "claims") -> tuple[str, str] | None:
+    """(quote, method) for the first evidence text, in rank order, that the anchor rule
+    finds on `page` of the PDF, in its tidiest form the rule still finds
+    (`stubs.quote_candidates`). The file is read once, and must be the indexed one
+    (SHA-256 `sha256`): a stub quoting text the file no longer holds would be stale."""
+    from reportgen.errors import DocumentError
+    from reportgen.index.stubs import quote_candidates
     from reportgen.pdf.anchors import match_quote
-    from reportgen.pdf.documents import open_pdf, open_verified
+    from reportgen.pdf.documents import open_read, read_pdf
     from reportgen.pdf.textlayer import extract_page
 
     if not Path(path).is_file():
-        raise DocumentError(f"the indexed file is gone: {path}; run `reportgen index` again")
-    doc = open_verified(Path(path), sha256) if sha256 else open_pdf(Path(path))[0]
+        raise _stale(path, sha256, hint, None)
+    source = read_pdf(Path(path))
     try:
+        if source.sha256 != sha256:
+            raise _stale(path, sha256, hint, source.sha256)
+        doc = open_read(Path(path), source)
+    finally:
+        source.close()
+    try:
+        if not 1 <= page <= doc.page_count:
+            raise DocumentError(f"the indexed file has no page {page}; run `reportgen index "
+                                f"{hint}` again", file=path)
         pt = extract_page(doc[page - 1])
     finally:
         doc.close()
-    found = []
-    for q in quotes:
-        a = match_quote(q, pt)
-        if a is not None:
-            if a.method == "exact":
+    for text in evidence:
+        for q in quote_candidates(text):
+            a = match_quote(q, pt)
+            if a is not None:
                 return q, a.method
-            found.append((q, a.method))
-    return found[0] if found else None
+    return None
 
 
 def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[str, str] | None:
     """(quote, method) for a fact stub: the best evidence of the hit that the anchor rule
-    finds on its page, trying the ranked sentences and rows in order. The PDF must still
-    be the indexed file: a stub quoting text the file no longer holds would be stale."""
+    finds on its page, trying the ranked sentences and rows in order."""
     con = open_index(Path(db), hint=hint)
     try:
         row = con.execute("SELECT block_first, block_last FROM chunks WHERE id=?",
@@ -395,35 +490,5 @@ def stub_quote(db: Path, hit: Hit, query: str, hint: str = "claims") -> tuple[st
         raise store.db_error(e, Path(db)) from e
     finally:
         con.close()
-    _check_unchanged(hit.path, indexed_sha, hint)
     quotes = [e.text for e in ranked[:12] if len(_WS_RE.sub("", e.text)) >= 4]
-    return quote_on_page(hit.path, hit.evidence.page, quotes, indexed_sha) if quotes else None
-
-
-def _check_unchanged(path: str, indexed_sha: str, hint: str) -> None:
-    """A DocumentError unless the file at `path` is the one that was indexed."""
-    from reportgen.errors import DocumentError
-    from reportgen.pdf.files import sha256_file
-
-    if not Path(path).is_file():
-        raise DocumentError(f"the indexed file is gone: {path}; run `reportgen index` again")
-    if sha256_file(Path(path)) != indexed_sha:
-        raise DocumentError("the file changed since it was indexed (its SHA-256 is not the "
-                            "indexed one), so its text may not be what the index holds; run "
-                            f"`reportgen index {hint}` again", file=path)
-
-
-def yaml_str(s: str) -> str:
-    """A YAML double-quoted scalar (JSON's string syntax is a subset of YAML's)."""
-    return json.dumps(s, ensure_ascii=False)
-
-
-def stub_yaml(hit: Hit, quote: str, n: int = 1) -> str:
-    return "\n".join([
-        f"- id: new-{n}",
-        "  kind: fact",
-        "  statement: TODO",
-        f"  doc: {yaml_str(hit.doc)}",
-        f"  page: {hit.evidence.page}",
-        f"  quote: {yaml_str(quote)}",
-    ])
+    return quote_on_page(hit.path, hit.evidence.page, quotes, indexed_sha, hint)

@@ -349,10 +349,11 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
 
 
 def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
-                cross_check: bool = True) -> Ledger:
+                cross_check: bool = True, require_reports: bool = True) -> Ledger:
     """Read every claim file named by `paths`; raises LedgerErrors listing every problem.
     `cross_check=False` skips the checks between claims (the evidence index needs only
-    the documents, and a report file read alone may cite another report's claims)."""
+    the documents, and a report file read alone may cite another report's claims);
+    `require_reports=False` accepts a ledger of documents.yaml alone (the index)."""
     loader = _Loader(allow_outside)
     loader._jsonl = []
     roots: list[tuple[Path, Path]] = []
@@ -376,7 +377,7 @@ def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
             seen.add(real)
             loader.load_file(f, workspace)
     loader.resolve_jsonl()
-    if not loader.reports and not loader.col.problems:
+    if require_reports and not loader.reports and not loader.col.problems:
         loader.col.add("no report files found (a report file has a `report:` block)",
                        str(roots[0][0]) if roots else "claims", None)
     if cross_check:
