@@ -233,7 +233,12 @@ def test_sentences_do_not_end_at_inc_or_no() -> None:
 
 
 def test_results_hold_no_duplicate_hits(ws: Path) -> None:
-    pages = [["第一节 重要提示"] + ["公司前五名供应商合计采购金额为6,928,853,013.03元。"] * 3]
+    # one paragraph longer than a chunk: its chunks share its sentences, and the best
+    # sentence of each is the same one
+    para = ("公司前五名供应商合计采购金额为6,928,853,013.03元。"
+            + "报告期内公司与多家供应商保持稳定合作关系，采购流程规范透明。" * 14
+            + "前五名供应商之外的供应商采购占比较低。")
+    pages = [["第一节 重要提示", para]]
     make_pdf(ws / "docs" / "alpha.pdf", pages)
     run("index", "claims")
     r = run("find", "前五名供应商", "--json", "-k", "5")
