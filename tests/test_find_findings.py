@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from test_index_support import ledger_with_two_docs, make_pdf
 
 from reportgen.cli import main
-from reportgen.index.finder import mark, sentences
+from reportgen.index.evidence import mark, sentences
 from reportgen.index.stubs import quote_candidates
 from reportgen.pdf.anchors import match_quote
 from reportgen.pdf.documents import open_pdf
