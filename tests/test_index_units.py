@@ -199,7 +199,9 @@ def test_running_heads_and_folios_are_not_chunked() -> None:
                               (f"正文第{page}页的内容，储能项目。", 200.0, ""),
                               (str(page + 2), 800.0, "bottom")):
             b = blk(seq, text, page=page, y=y)
-            blocks.append(Block(b.doc, b.page, b.seq, b.bbox, b.lines, "", band))
+            lines = tuple(Line(ln.bbox, ln.text, band, bool(band) and ln.text.isdigit())
+                          for ln in b.lines)
+            blocks.append(Block(b.doc, b.page, b.seq, b.bbox, lines))
             seq += 1
     _, chunks = chunk_blocks(blocks)
     text = " ".join(c.text for c in chunks)

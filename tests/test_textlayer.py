@@ -82,3 +82,43 @@ def test_margin_lines():
 ])
 def test_is_folio(text, expected):
     assert is_folio(text) is expected
+
+
+def test_one_running_line_detector_for_verify_and_index():
+    """The verifier's text layer and the index's blocks see the same running heads and
+    feet on a page, through the one detector (`reportgen.pdf.text.running_lines`)."""
+    from reportgen.pdf.blocks import page_blocks
+    from reportgen.pdf.text import running_lines
+
+    doc = pymupdf.open(stream=F.cross_page_pdf(), filetype="pdf")
+    verify_pages = [extract_page(p) for p in doc]
+    index_pages = [[ln for b in page_blocks(p, "d", p.number + 1) for ln in b.lines]
+                   for p in doc]
+    for a, b in ((0, 1), (1, 0)):
+        seen_v = {verify_pages[a].lines[i].text.strip()
+                  for i in running_lines(verify_pages[a].lines, verify_pages[b].lines)}
+        seen_i = {index_pages[a][i].text
+                  for i in running_lines(index_pages[a], index_pages[b])}
+        assert seen_v == seen_i and "Annual Report 2023" in seen_i
+
+
+def test_index_leaves_out_a_running_head_set_inside_the_page():
+    """A head 12% down the page (LaTeX's place, outside the 8% band) that repeats and
+    stands apart from the body is a running head for the index too, as for the verifier."""
+    from reportgen.index.chunking import chunk_blocks
+    from reportgen.pdf.blocks import page_blocks
+
+    doc = pymupdf.open()
+    for n in range(4):
+        page = doc.new_page()
+        page.insert_text((72, 100), "CHAPTER 2. STORAGE", fontsize=9)
+        for k in range(8):
+            page.insert_text((72, 160 + 14 * k), f"Body line {k} of page {n} on battery storage.",
+                             fontsize=10)
+    blocks: list = []
+    for p in doc:
+        blocks += page_blocks(p, "d", p.number + 1, len(blocks))
+    assert 100 > doc[0].rect.height * 0.08
+    _, chunks = chunk_blocks(blocks)
+    text = " ".join(c.text for c in chunks)
+    assert "CHAPTER" not in text and "Body line 3 of page 2" in text

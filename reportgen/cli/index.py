@@ -91,6 +91,44 @@ def _hint(path: str | None) -> str:
     return path or "claims"
 
 
+# Results a stub is chosen from: the one holding most of the query's terms.
+STUB_POOL = 5
+
+
+def _ledger_ids(path: str | None, report: str | None,
+                allow_outside: bool = False) -> tuple[set[str], list[str]]:
+    """(every id the ledger uses, the claim ids of `report`) for fresh stub ids. Without a
+    ledger folder or report file at PATH there are none; an unknown report is an error."""
+    from reportgen.errors import LedgerErrors
+    from reportgen.index.errors import IndexInputError
+
+    p = Path(_hint(path))
+    if not (p.is_dir() or p.suffix in (".yaml", ".yml")):
+        if report:
+            raise IndexInputError(f"--report {report}: {p} is not a ledger folder; name the "
+                                  "ledger as PATH")
+        return set(), []
+    from reportgen.ledger import load_ledger
+
+    try:
+        led = load_ledger([p], allow_outside=allow_outside, cross_check=False,
+                          require_reports=False)
+    except LedgerErrors as e:
+        if report:
+            raise
+        click.echo(f"the ledger {p} has errors, so stub ids are not checked against it "
+                   f"(run `reportgen verify {p}`):\n{e}", err=True)
+        return set(), []
+    taken = set(led.claims) | set(led.documents) | {r.id for r in led.reports}
+    if report is None:
+        return taken, []
+    for r in led.reports:
+        if r.id == report:
+            return taken, list(r.claims)
+    known = ", ".join(r.id for r in led.reports) or "none"
+    raise IndexInputError(f"--report {report}: no such report in {p} (known: {known})")
+
+
 @click.command("find")
 @click.argument("query")
 @click.argument("path", required=False, type=click.Path())
@@ -100,11 +138,18 @@ def _hint(path: str | None) -> str:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per result.")
 @click.option("--stub", is_flag=True,
               help="Print a fact claim (YAML) quoting the best sentence or table row.")
+@click.option("--report", "report", metavar="ID",
+              help="With --stub: the report the fact is for; its id continues that report's ids.")
+@click.option("--id", "stub_id", metavar="ID", help="With --stub: the fact's id.")
+@click.option("--force", is_flag=True, help="With --stub: print a stub for a weak match too.")
+@click.option("--allow-outside", is_flag=True,
+              help="With --stub: read a ledger whose PDFs lie outside its workspace.")
 @click.option("--db", type=click.Path(dir_okay=False),
               help="The index file [default: .reportgen/index.sqlite beside PATH].")
 @click.option("--embedder", metavar="MODULE:NAME", help="Add the vector channel.")
 def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: bool,
-         stub: bool, db: str | None, embedder: str | None) -> None:
+         stub: bool, report: str | None, stub_id: str | None, force: bool, allow_outside: bool,
+         db: str | None, embedder: str | None) -> None:
     """Search the evidence index of PATH (default claims/) for QUERY.
 
     Prints each result's document, page, box, the matching sentence or table row with
@@ -112,10 +157,15 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
     """
     from reportgen.errors import ReportgenError
     from reportgen.index import finder as S
+    from reportgen.index import stubs
     from reportgen.index.store import default_db
 
     if as_json and stub:
         raise click.UsageError("--json and --stub do not go together")
+    if not stub and (report or stub_id or force):
+        raise click.UsageError("--report, --id and --force go with --stub")
+    if stub_id and (k or 1) > 1:
+        raise click.UsageError("--id names one stub; leave out -k")
     if path is not None and not os.path.exists(path):  # not a silent fall back to ./
         from reportgen.index.errors import IndexInputError
 
@@ -125,25 +175,25 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
     dbp = Path(db) if db else default_db([Path(_hint(path))])
     hint = _hint(path) + (f" --db {db}" if db else "")
     try:
-        hits = S.search(dbp, query, doc=doc, k=k, embedder=_load_embedder(embedder), hint=hint)
+        # a stub quotes the result that holds most of the query, among a few more
+        hits = S.search(dbp, query, doc=doc, k=max(k, STUB_POOL) if stub else k,
+                        embedder=_load_embedder(embedder), hint=hint)
         if not hits:
             click.echo(f"no results for {query!r}", err=True)
             sys.exit(1)
         if stub:
-            out = []
-            for n, h in enumerate(hits, start=1):
-                q = S.stub_quote(dbp, h, query, hint=hint)
-                if q is None:
-                    click.echo(f"# result {n} ({h.doc} p.{h.evidence.page}): no sentence of it "
-                               "is found on its page by the anchor rule; skipped", err=True)
-                    continue
-                out.append(S.stub_yaml(h, q[0], n))
-            if not out:
-                sys.exit(1)
-            click.echo("\n".join(out))
+            hits = sorted(hits, key=lambda h: -stubs.term_coverage(query, h.evidence.text)[0])
+            _stubs(S, stubs, dbp, hits[:k], query, hint, path, report, stub_id, force,
+                   allow_outside)
             return
+        for msg in S.stale_documents(dbp, {h.doc for h in hits}, hint).values():
+            click.echo(f"warning: {msg}", err=True)
     except ReportgenError as e:
         fail(e)
+    share, missing = stubs.term_coverage(query, hits[0].evidence.text)
+    if share <= stubs.WEAK_SHARE:
+        click.echo(f"weak match: the best result lacks {_terms(missing)} of the query; the "
+                   "index may hold nothing that says this", err=True)
     if as_json:
 
         for h in hits:
@@ -158,3 +208,38 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
         ranks = " ".join(f"{c}#{r}" for c, r in h.channels.items())
         click.echo(f"{h.rank}. {h.doc} {pages} [{box}] {ev.kind} score={h.score:.4f} {ranks}")
         click.echo("   " + S.mark(ev.text, h.terms, open_, close))
+
+
+def _terms(missing: list[str]) -> str:
+    return ", ".join(repr(t) for t in missing)
+
+
+def _stubs(S, stubs, dbp: Path, hits, query: str, hint: str, path: str | None,
+           report: str | None, stub_id: str | None, force: bool, allow_outside: bool) -> None:
+    """Print a fact stub per hit (or exit 1 when none can be made)."""
+    taken, own = _ledger_ids(path, report, allow_outside)
+    if stub_id is not None:
+        from reportgen.index.errors import IndexInputError
+
+        if stub_id in taken:
+            raise IndexInputError(f"--id {stub_id}: the ledger already uses this id; choose "
+                                  "another (or leave out --id for the next free one)")
+    out: list[tuple[str, int, str]] = []
+    for n, h in enumerate(hits, start=1):
+        q = S.stub_quote(dbp, h, query, hint=hint)
+        if q is None:
+            click.echo(f"# result {n} ({h.doc} p.{h.evidence.page}): no sentence of it "
+                       "is found on its page by the anchor rule; skipped", err=True)
+            continue
+        share, missing = stubs.term_coverage(query, q[0])
+        if share <= stubs.WEAK_SHARE and not force:
+            click.echo(f"weak match: result {n} ({h.doc} p.{h.evidence.page}) lacks "
+                       f"{_terms(missing)} of the query, so it would not back a claim about "
+                       "it; no stub printed. Rephrase the query, or pass --force to print "
+                       "the stub anyway", err=True)
+            continue
+        out.append((h.doc, h.evidence.page, q[0]))
+    if not out:
+        sys.exit(1)
+    ids = [stub_id] if stub_id else stubs.next_ids(taken, own, len(out))
+    click.echo("\n".join(stubs.stub_yaml(cid, d, pg, q) for cid, (d, pg, q) in zip(ids, out)))

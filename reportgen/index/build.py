@@ -13,12 +13,11 @@ from pathlib import Path
 
 from reportgen.index import store
 from reportgen.index.chunking import chunk_blocks
-from reportgen.errors import DocumentError
+from reportgen.errors import DocumentError, LedgerErrors
 from reportgen.index.errors import EmbedderError, IndexInputError
 from reportgen.index.tokens import both_tokens
 from reportgen.pdf.blocks import page_blocks
-from reportgen.pdf.files import sha256_file
-from reportgen.pdf.documents import open_pdf
+from reportgen.pdf.documents import open_read, read_pdf
 
 
 @dataclass(frozen=True)
@@ -26,6 +25,8 @@ class DocSpec:
     id: str
     path: Path
     title: str
+    pin: str | None = None  # the ledger's SHA-256 pin, checked as `verify` checks it
+    loc: tuple[str, int] | None = None  # where the ledger declares it (file, line)
 
 
 @dataclass
@@ -75,19 +76,25 @@ def _ledger_documents(path: Path, allow_outside: bool) -> list[DocSpec]:
     indexed, so claims citing another report's claims are fine)."""
     from reportgen.ledger import load_ledger
 
-    led = load_ledger([path], allow_outside=allow_outside, cross_check=False)
-    return [DocSpec(d.id, Path(d.path), d.title or d.id) for d in led.documents.values()]
+    led = load_ledger([path], allow_outside=allow_outside, cross_check=False,
+                      require_reports=False)
+    return [DocSpec(d.id, Path(d.path), d.title or d.id, d.sha256, (d.loc.file, d.loc.line))
+            for d in led.documents.values()]
 
 
 def resolve_documents(paths: Sequence[Path], allow_outside: bool = False) -> list[DocSpec]:
-    """The documents named by PATHs: ledger folders, report files, or PDF files."""
+    """The documents named by PATHs: ledger folders, report files or documents.yaml, or PDF
+    files. A PDF that a ledger among PATHs (or claims/, when it exists) declares takes
+    that document's id and pin; any other PDF is named by its file stem."""
     found: dict[str, DocSpec] = {}
+    pdfs: list[Path] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
             specs = _ledger_documents(p, allow_outside)
         elif p.is_file() and p.suffix.lower() == ".pdf":
-            specs = [DocSpec(p.stem, p.resolve(), p.stem)]
+            pdfs.append(p)
+            continue
         elif p.is_file() and p.suffix.lower() in (".yaml", ".yml"):
             specs = _ledger_documents(p, allow_outside)
         elif not p.exists():
@@ -95,12 +102,25 @@ def resolve_documents(paths: Sequence[Path], allow_outside: bool = False) -> lis
         else:
             raise IndexInputError(f"{p}: not a ledger folder, a report file or a PDF")
         for s in specs:
-            old = found.get(s.id)
-            if old is not None and old.path != s.path:
-                raise IndexInputError(
-                    f"document id {s.id} names two files: {old.path} and {s.path}")
-            found[s.id] = s
+            _add(found, s)
+    if pdfs:
+        declared = {s.path: s for s in found.values()}
+        if not found and Path("claims").is_dir():
+            try:
+                declared = {s.path: s for s in _ledger_documents(Path("claims"), allow_outside)}
+            except LedgerErrors:
+                declared = {}  # a broken ledger names nothing; its own run reports it
+        for p in pdfs:
+            real = p.resolve()
+            _add(found, declared.get(real) or DocSpec(p.stem, real, p.stem))
     return sorted(found.values(), key=lambda s: s.id)
+
+
+def _add(found: dict[str, DocSpec], s: DocSpec) -> None:
+    old = found.get(s.id)
+    if old is not None and old.path != s.path:
+        raise IndexInputError(f"document id {s.id} names two files: {old.path} and {s.path}")
+    found[s.id] = s
 
 
 # ---- writing ------------------------------------------------------------------------------
@@ -142,43 +162,38 @@ def prepare_part(blocks, text_pages: int = 0) -> Part:
         {"ngram": store.count_df(ngrams), "unigram": store.count_df(unigrams)})
 
 
-# The PDF whose pages this process is reading: (path, sha256, MuPDF document). Its page
-# tasks share it, so a file is read, hashed and parsed once per process and run, not once
-# per task (re-opening per 48-page task made a 100,000-page PDF take minutes).
-_current: tuple[Path, str, object] | None = None
+# The PDFs of the batch being indexed: doc id -> (path, bytes as read once by `read_pdf`).
+# Forked workers inherit it, so a file is read and hashed once per run, by this process,
+# and each worker opens MuPDF over those same bytes (never the path, which may have
+# changed since).
+_sources: dict[str, tuple[Path, object]] = {}
+# The MuPDF document this process is reading pages of: (doc id, document).
+_current: tuple[str, object] | None = None
 
 
-def _document(spec: DocSpec, sha256: str | None = None):
-    """(MuPDF document, sha256) of `spec`'s PDF, opened once per process while its pages
-    are read; given `sha256`, the file read must still have that digest."""
+def _document(doc_id: str):
+    """The MuPDF document of `doc_id` over the batch's bytes, opened once per process."""
     global _current
-    if _current is not None and _current[0] == spec.path and sha256 in (None, _current[1]):
-        return _current[2], _current[1]
+    if _current is not None and _current[0] == doc_id:
+        return _current[1]
     _release()
-    try:
-        doc, sha = open_pdf(spec.path)  # the verifier's opener: same refusals, same words
-    except DocumentError as e:
-        raise DocumentError(f"document {spec.id}: {e.message}", file=spec.path) from None
-    if sha256 is not None and sha != sha256:
-        doc.close()
-        raise DocumentError(f"document {spec.id} changed while it was being indexed; run "
-                            "`reportgen index` again", file=spec.path)
-    _current = (spec.path, sha, doc)
-    return doc, sha
+    path, source = _sources[doc_id]
+    _current = (doc_id, open_read(path, source))
+    return _current[1]
 
 
 def _release() -> None:
     global _current
     if _current is not None:
-        _current[2].close()
+        _current[1].close()
         _current = None
 
 
-def _read_part(args: tuple[DocSpec, str, int, int]) -> Part:
+def _read_part(args: tuple[DocSpec, int, int]) -> Part:
     """Read, chunk and tokenise pages start..end-1 of a document (in a worker process).
     Sections restart at a part's first page; chunks never cross pages anyway."""
-    spec, sha256, start, end = args
-    doc, _ = _document(spec, sha256)
+    spec, start, end = args
+    doc = _document(spec.id)
     blocks: list = []
     text_pages = 0
     for i in range(start, min(end, doc.page_count)):
@@ -238,41 +253,62 @@ def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Sequence[Part
     return nblocks, nchunks, text_pages
 
 
-def _tasks(spec: DocSpec, sha256: str, pages: int) -> list[tuple[DocSpec, str, int, int]]:
-    return [(spec, sha256, a, min(a + RANGE_PAGES, pages)) for a in range(0, pages, RANGE_PAGES)]
+def _tasks(spec: DocSpec, pages: int) -> list[tuple[DocSpec, int, int]]:
+    return [(spec, a, min(a + RANGE_PAGES, pages)) for a in range(0, pages, RANGE_PAGES)]
 
 
-def _count(spec: DocSpec) -> tuple[int, str]:
-    doc, sha = _document(spec)
-    return doc.page_count, sha
+# Changed documents are read in batches of at most this many bytes held in memory.
+BATCH_BYTES = 512 << 20
 
 
-def _prepared(todo: list[DocSpec], workers: int):
-    """(pages, sha256, parts) of each document in `todo`, in order. The pages are read in
-    `workers` processes when there is more than one task; each process opens a document
-    once and its tasks share it."""
+def read_source(spec: DocSpec):
+    """The bytes of `spec`'s PDF, read and hashed once (`read_pdf`: the verifier's reader,
+    same refusals, same words), its pin checked as `verify` checks it."""
     try:
-        if workers > 1:
-            counts = [_count(s) for s in todo]  # one open each, for the page count
-            tasks = [t for s, (n, sha) in zip(todo, counts) for t in _tasks(s, sha, n)]
-            if len(tasks) > 1:
-                _release()  # a MuPDF document does not cross processes: workers open their own
-                import multiprocessing as mp
-                from concurrent.futures import ProcessPoolExecutor
+        return read_pdf(spec.path, spec.pin)
+    except DocumentError as e:
+        raise doc_error(spec, e) from None
 
-                ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-                with ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
-                                         mp_context=ctx) as ex:
-                    it = ex.map(_read_part, tasks)
-                    for n, sha in counts:
-                        yield n, sha, [next(it) for _ in range(-(-n // RANGE_PAGES))]
-                return
-        for s in todo:
-            doc, sha = _document(s)
-            n = doc.page_count
-            yield n, sha, [_read_part(t) for t in _tasks(s, sha, n)]
-    finally:
-        _release()
+
+def doc_error(spec: DocSpec, e: DocumentError) -> DocumentError:
+    """A document's problem as `verify` words it: at the ledger line that declares it."""
+    from reportgen.errors import display_path
+
+    if spec.loc is None:
+        return DocumentError(f"document {spec.id}: {e.message}", file=spec.path)
+    return DocumentError(f"document {spec.id!r} ({display_path(e.file or spec.path)}): "
+                         f"{e.message}", spec.loc[0], spec.loc[1])
+
+
+def _page_count(spec: DocSpec) -> int:
+    try:
+        return _document(spec.id).page_count
+    except DocumentError as e:
+        raise doc_error(spec, e) from None
+
+
+def _prepared(batch: list[DocSpec], workers: int):
+    """(pages, parts) of each document of `batch` (their bytes in `_sources`), in order.
+    With more than one task and `workers` > 1 the pages are read in forked processes,
+    which inherit the bytes; a document spooled to disk (larger than the in-memory
+    limit) is read here."""
+    counts = [_page_count(s) for s in batch]
+    tasks = [t for s, n in zip(batch, counts) for t in _tasks(s, n)]
+    in_memory = all(getattr(_sources[s.id][1], "data", None) is not None for s in batch)
+    if workers > 1 and len(tasks) > 1 and in_memory:
+        _release()  # a MuPDF document does not cross processes: workers open their own
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        if "fork" in mp.get_all_start_methods():
+            with ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
+                                     mp_context=mp.get_context("fork")) as ex:
+                it = ex.map(_read_part, tasks)
+                for n in counts:
+                    yield n, [next(it) for _ in range(-(-n // RANGE_PAGES))]
+            return
+    for s, n in zip(batch, counts):
+        yield n, [_read_part(t) for t in _tasks(s, n)]
 
 
 def _prepare_vectors(con, embedder) -> bool:
@@ -328,26 +364,53 @@ def _index(con, db: Path, specs: list[DocSpec], rebuilt_from: int | None, embedd
         store.delete_doc(con, doc, df)
         summary.removed.append(doc)
     con.commit()
-    todo = []
-    for s in specs:
-        old = stored.get(s.id)
-        if (old is not None and old[1] == str(s.path) and s.path.is_file()
-                and sha256_file(s.path) == old[0]):
-            summary.unchanged.append(s.id)
-        else:
-            todo.append((s, old is not None))
-    total = len(todo)
     if workers is None:
         workers = min(os.cpu_count() or 1, 4)
-    for n, ((s, existed), (pages, digest, parts)) in enumerate(
-            zip(todo, _prepared([t[0] for t in todo], workers))):
-        if progress:
-            progress(s.id, n, total)
-        store.delete_doc(con, s.id, df)
-        _write_doc(con, s, digest, pages, parts, embedder, df)
-        con.commit()
-        summary.pages_indexed += pages
-        (summary.changed if existed else summary.added).append(s.id)
+    done = 0
+    batch: list[tuple[DocSpec, bool]] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal done, size
+        try:
+            for (s, existed), (pages, parts) in zip(batch, _prepared([b[0] for b in batch],
+                                                                    workers)):
+                if progress:
+                    progress(s.id, done, len(specs))
+                store.delete_doc(con, s.id, df)
+                _write_doc(con, s, _sources[s.id][1].sha256, pages, parts, embedder, df)
+                con.commit()
+                summary.pages_indexed += pages
+                (summary.changed if existed else summary.added).append(s.id)
+                done += 1
+        finally:
+            _release()
+            for s, _ in batch:
+                _sources.pop(s.id)[1].close()
+            batch.clear()
+            size = 0
+
+    try:
+        for s in specs:
+            source = read_source(s)
+            old = stored.get(s.id)
+            if old is not None and old[1] == str(s.path) and old[0] == source.sha256:
+                source.close()
+                summary.unchanged.append(s.id)
+                done += 1
+                continue
+            _sources[s.id] = (s.path, source)
+            batch.append((s, old is not None))
+            size += len(getattr(source, "data", None) or b"")
+            if size > BATCH_BYTES:
+                flush()
+        if batch:
+            flush()
+    finally:
+        for _, source in _sources.values():
+            source.close()
+        _sources.clear()
+    total = len(specs)
     if progress:
         progress("", total, total)
     df.flush()

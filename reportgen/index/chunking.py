@@ -27,6 +27,7 @@ from typing import Sequence
 
 from reportgen.model import BBox, union
 from reportgen.pdf.blocks import Block
+from reportgen.pdf.text import running_lines
 
 CHILD_TARGET = 320
 CHILD_MAX = 480
@@ -126,27 +127,29 @@ def _split_long(text: str) -> list[str]:
     return pieces
 
 
-_DIGITS_RE = re.compile(r"\d+")
-
-
 def running_blocks(blocks: Sequence[Block]) -> set[int]:
-    """Seqs of running heads and feet: blocks in a margin band whose text, digits masked,
-    recurs in that band on at least three pages and a fifth of the pages; and page numbers
-    (a margin block of digits only). They repeat on every page, so they would match every
-    query that names the company; they stay in the blocks table but are not chunked."""
-    pages = {b.page for b in blocks}
-    seen: dict[tuple[str, str], set[int]] = {}
+    """Seqs of the blocks that are running heads and feet, every line of them, by the PDF
+    layer's detector (the verifier's): margin lines that read as a page number, stand on
+    its row, or repeat (digits aside) in the same band up to two pages before or after.
+    They repeat on every page, so they would match every query that names the company;
+    they stay in the blocks table but are not chunked."""
+    by_page: dict[int, list[Block]] = {}
     for b in blocks:
-        if b.band:
-            seen.setdefault((b.band, _DIGITS_RE.sub("#", _strip(b.text))), set()).add(b.page)
-    need = max(3, len(pages) / 5)
-    out = set()
-    for b in blocks:
-        if not b.band:
+        by_page.setdefault(b.page, []).append(b)
+    margins = {p: [ln for b in bs for ln in b.lines if ln.band] for p, bs in by_page.items()}
+    out: set[int] = set()
+    for p, bs in by_page.items():
+        if not margins[p]:
             continue
-        key = _strip(b.text)
-        if key.isdigit() or len(seen[(b.band, _DIGITS_RE.sub("#", key))]) >= need:
-            out.add(b.seq)
+        lines = [ln for b in bs for ln in b.lines]
+        run = running_lines(lines, *(margins[q] for q in (p - 2, p - 1, p + 1, p + 2)
+                                     if q in margins))
+        k = 0
+        for b in bs:
+            n = len(b.lines)
+            if all(i in run for i in range(k, k + n)):
+                out.add(b.seq)
+            k += n
     return out
 
 

@@ -395,13 +395,15 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
 
 
 def read_ledger(paths: Sequence[Path], allow_outside: bool = False,
-                cross_check: bool = True) -> tuple[Ledger, list[LedgerError]]:
+                cross_check: bool = True, require_reports: bool = True,
+                ) -> tuple[Ledger, list[LedgerError]]:
     """Read every claim file named by `paths`: the ledger of the claims without an error of
     their own, and every problem found (sorted by file and line), so one run reports them
     all while the valid claims are still checked. Raises LedgerErrors only when nothing
     can be checked: no such path, or problems and not one report read.
     `cross_check=False` skips the checks between claims (the evidence index needs only
-    the documents, and a report file read alone may cite another report's claims)."""
+    the documents, and a report file read alone may cite another report's claims);
+    `require_reports=False` accepts a ledger of documents.yaml alone (the index)."""
     loader = _Loader(allow_outside)
     loader._jsonl = []
     roots: list[tuple[Path, Path]] = []
@@ -431,7 +433,7 @@ def read_ledger(paths: Sequence[Path], allow_outside: bool = False,
             if f.stem == "documents" and len(loader.col.problems) > before:
                 loader.doc_trouble = True
     loader.resolve_jsonl()
-    if not loader.reports and not loader.col.problems:
+    if require_reports and not loader.reports and not loader.col.problems:
         loader.col.add("no report files found (a report file has a `report:` block)",
                        str(roots[0][0]) if roots else "claims", None)
     if cross_check:
@@ -444,10 +446,10 @@ def read_ledger(paths: Sequence[Path], allow_outside: bool = False,
 
 
 def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
-                cross_check: bool = True) -> Ledger:
+                cross_check: bool = True, require_reports: bool = True) -> Ledger:
     """read_ledger for callers that need a whole ledger: raises LedgerErrors listing every
     problem, if any."""
-    ledger, problems = read_ledger(paths, allow_outside, cross_check)
+    ledger, problems = read_ledger(paths, allow_outside, cross_check, require_reports)
     if problems:
         raise LedgerErrors(problems)
     return ledger

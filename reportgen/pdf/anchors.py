@@ -47,6 +47,7 @@ from functools import lru_cache
 from reportgen.model import Anchor, BBox, union
 from reportgen.pdf.orders import ORDERS, RowJoin, line_chars, row_join, runs
 from reportgen.pdf.text import PageText
+from reportgen.pdf.text import running_lines as text_running_lines
 
 LEVELS = ("exact", "space", "nfkc", "hyphenation", "quotes")
 # Typographic quotation marks and apostrophes as typed on a keyboard (level `quotes`).
@@ -351,28 +352,10 @@ def _search_page_uncached(quote: str, page: PageText) -> tuple[Anchor | None, Ro
     return None, join
 
 
-def _digit_mask(s: str) -> str:
-    return re.sub(r"\d+", "#", "".join(s.split()))
-
-
 def running_lines(page: PageText, other: PageText) -> frozenset[int]:
-    """Lines of `page` that are running heads or feet: in a margin band and a page number,
-    or repeating (digits aside) a line in the same band of the neighbouring page."""
-    bands: dict[str, set[str]] = {"top": set(), "bottom": set()}
-    for ln in other.lines:
-        if ln.band:
-            bands[ln.band].add(_digit_mask(ln.text))
-    run = {ln.index for ln in page.lines
-           if ln.band and (ln.folio or _digit_mask(ln.text) in bands[ln.band])}
-    # A margin line on the same row as a page number is part of the running head/foot
-    # ("CHAPTER 1. INTRODUCTION      2").
-    for ln in page.lines:
-        if ln.band and ln.index not in run and any(
-                page.lines[i].folio and page.lines[i].band == ln.band
-                and min(ln.bbox[3], page.lines[i].bbox[3]) > max(ln.bbox[1], page.lines[i].bbox[1])
-                for i in run):
-            run.add(ln.index)
-    return frozenset(run)
+    """Lines of `page` that are running heads or feet, `other` being the neighbouring page
+    (the PDF layer's one detector, `reportgen.pdf.text.running_lines`)."""
+    return text_running_lines(page.lines, other.lines)
 
 
 def match_across(quote: str, page: PageText, next_page: PageText) -> Anchor | None:

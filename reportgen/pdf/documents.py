@@ -303,6 +303,12 @@ def open_pdf(path: Path, pin: str | None = None,
         source.close()  # MuPDF holds its own handle on a private copy
 
 
+def open_read(path: Path, source: _Bytes) -> pymupdf.Document:
+    """MuPDF's document over bytes `read_pdf` returned, with `open_pdf`'s refusals; the
+    bytes stay the caller's, so one read can be opened again (in a forked worker)."""
+    return _open_checked(path, source)
+
+
 def open_verified(path: Path, sha256: str) -> pymupdf.Document:
     """Open a PDF again for a caller that has only its path: the bytes read must be the
     ones checked (SHA-256 `sha256`), or DocumentError says the file changed."""

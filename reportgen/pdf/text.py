@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Literal, NamedTuple
+from collections.abc import Sequence
+from typing import Literal, NamedTuple, Protocol
 
 from reportgen.model import BBox, union
 
@@ -89,39 +90,99 @@ class PageText:
         return "".join(ch.c for ch in self.chars if ch.line == index)
 
 
-def _isolated_edges(infos: list[TextLine], height: float) -> None:
-    """Mark the first and last rows of text as margin lines when they stand apart.
+class MarginLine(Protocol):
+    """What the running-line detector reads of a line: the verifier's `TextLine` and the
+    index's `reportgen.pdf.blocks.Line` both have it."""
 
+    text: str
+    bbox: BBox
+    band: Band
+    folio: bool
+
+
+def margin_band(box: BBox, height: float) -> Band:
+    """"top"/"bottom" when a line's box lies wholly in that margin band of the page."""
+    if box[3] <= height * MARGIN_SHARE:
+        return "top"
+    if box[1] >= height * (1 - MARGIN_SHARE):
+        return "bottom"
+    return ""
+
+
+def edge_bands(lines: Sequence[tuple[BBox, str, bool, Band]], height: float) -> dict[int, Band]:
+    """Positions of the first and last rows of text that stand apart, with their band.
+
+    `lines` are (box, text, horizontal, band); lines that already have a band keep it.
     Books and reports set running heads and folios well inside the page (LaTeX: 12% from
     the top), so the fixed margin band misses them; what gives them away is the gap
     between them and the body, several times the gap between body lines.
     """
-    body = [ln for ln in infos if ln.text.strip() and ln.dir == (1.0, 0.0)]
+    body = [ln for ln in lines if ln[2] and ln[1].strip()]
     if len(body) < 4:
-        return
-    rows: list[list[float]] = []  # [y0, y1, i...]
-    for ln in sorted(body, key=lambda l: l.bbox[1]):
-        if rows and ln.bbox[1] < rows[-1][1] - 0.5 * (ln.bbox[3] - ln.bbox[1]):
-            rows[-1][1] = max(rows[-1][1], ln.bbox[3])
+        return {}
+    rows: list[list[float]] = []  # [y0, y1]
+    for box, *_ in sorted(body, key=lambda l: l[0][1]):
+        if rows and box[1] < rows[-1][1] - 0.5 * (box[3] - box[1]):
+            rows[-1][1] = max(rows[-1][1], box[3])
             continue
-        rows.append([ln.bbox[1], ln.bbox[3]])
+        rows.append([box[1], box[3]])
     if len(rows) < 4:
-        return
+        return {}
     gaps = sorted(max(b[0] - a[1], 0.0) for a, b in zip(rows, rows[1:]))
     typical = max(gaps[len(gaps) // 2], 1.0)
     limit = max(3 * typical, 8.0)
     top_cut = rows[0][1] if rows[1][0] - rows[0][1] > limit and rows[0][1] < 0.2 * height else None
     bot_cut = rows[-1][0] if rows[-1][0] - rows[-2][1] > limit and rows[-1][0] > 0.8 * height else None
-    for k, ln in enumerate(infos):
-        if ln.band or not ln.text.strip():
+    out: dict[int, Band] = {}
+    if top_cut is None and bot_cut is None:
+        return out
+    for k, (box, text, _, band) in enumerate(lines):
+        if band or not text.strip():
             continue
-        band: Band = ""
-        if top_cut is not None and ln.bbox[3] <= top_cut + 0.01:
-            band = "top"
-        elif bot_cut is not None and ln.bbox[1] >= bot_cut - 0.01:
-            band = "bottom"
-        if band:
-            infos[k] = TextLine(ln.index, ln.block, ln.bbox, ln.text, band, is_folio(ln.text), ln.dir)
+        if top_cut is not None and box[3] <= top_cut + 0.01:
+            out[k] = "top"
+        elif bot_cut is not None and box[1] >= bot_cut - 0.01:
+            out[k] = "bottom"
+    return out
+
+
+def _isolated_edges(infos: list[TextLine], height: float) -> None:
+    """Mark the first and last rows of text as margin lines when they stand apart."""
+    found = edge_bands([(ln.bbox, ln.text, ln.dir == (1.0, 0.0), ln.band) for ln in infos],
+                       height)
+    for k, band in found.items():
+        ln = infos[k]
+        infos[k] = TextLine(ln.index, ln.block, ln.bbox, ln.text, band, is_folio(ln.text), ln.dir)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _digit_mask(s: str) -> str:
+    return _DIGITS.sub("#", "".join(s.split()))
+
+
+def running_lines(lines: Sequence[MarginLine], *neighbours: Sequence[MarginLine]) -> frozenset[int]:
+    """Positions in `lines` (one page) of the running heads and feet: lines in a margin band
+    that read as a page number, or repeat (digits aside) a line in the same band of a
+    neighbouring page, and margin lines on the same row as a page number ("CHAPTER 1.
+    INTRODUCTION      2"). The one detector of both the verifier (a quote across a page
+    break) and the index (heads and feet are not chunked)."""
+    seen: dict[str, set[str]] = {"top": set(), "bottom": set()}
+    for other in neighbours:
+        for ln in other:
+            if ln.band:
+                seen[ln.band].add(_digit_mask(ln.text))
+    run = {k for k, ln in enumerate(lines)
+           if ln.band and (ln.folio or _digit_mask(ln.text) in seen[ln.band])}
+    folios = [lines[k] for k in run if lines[k].folio]
+    if folios:
+        for k, ln in enumerate(lines):
+            if ln.band and k not in run and any(
+                    f.band == ln.band and min(ln.bbox[3], f.bbox[3]) > max(ln.bbox[1], f.bbox[1])
+                    for f in folios):
+                run.add(k)
+    return frozenset(run)
 
 
 def build_page(number: int, width: float, height: float,
@@ -144,11 +205,7 @@ def build_page(number: int, width: float, height: float,
         boxes = [bb for c, bb in line if not c.isspace()] if any(
             map(str.isspace, text)) else bbs
         box = union(boxes or bbs)
-        band: Band = ""
-        if box[3] <= height * MARGIN_SHARE:
-            band = "top"
-        elif box[1] >= height * (1 - MARGIN_SHARE):
-            band = "bottom"
+        band = margin_band(box, height)
         d = dirs[li] if dirs is not None else (1.0, 0.0)
         infos.append(TextLine(li, blk, box, text, band, bool(band) and is_folio(text), d))
     _isolated_edges(infos, height)

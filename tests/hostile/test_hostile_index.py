@@ -306,3 +306,37 @@ def test_fts5_operators_in_a_query_do_not_change_its_results(built: Path, spelle
     db = built / "idx.sqlite"
     plain = [(h.chunk, h.score) for h in finder.search(db, "储能 采购", k=10)]
     assert plain and [(h.chunk, h.score) for h in finder.search(db, spelled, k=10)] == plain
+
+
+def test_each_pdf_is_read_and_hashed_once_per_run_with_workers(tmp_path: Path) -> None:
+    """With worker processes too, and on a run that finds it unchanged, each PDF is read
+    once per run: the forked workers open the bytes this process read, never the file
+    (the audit hook is inherited by the workers and logs their opens to a file)."""
+    pages = [[f"Item {i}. Section {i}", f"Revenue of segment {i} grew by {i}.5% this year."]
+             for i in range(build.RANGE_PAGES * 2 + 3)]
+    pdfs = [make_pdf(tmp_path / f"long{k}.pdf", pages) for k in range(2)]
+    names = {str(p) for p in pdfs}
+    log = tmp_path / "opens.log"
+    watching = [True]
+
+    def hook(event: str, args: tuple) -> None:
+        if watching[0] and event == "open" and isinstance(args[0], (str, os.PathLike)) \
+                and os.fspath(args[0]) in names:
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            os.write(fd, (os.fspath(args[0]) + "\n").encode())
+            os.close(fd)
+
+    def reads() -> list[str]:
+        got = sorted(log.read_text().split()) if log.exists() else []
+        log.unlink(missing_ok=True)
+        return got
+
+    sys.addaudithook(hook)  # hooks cannot be removed; `watching` turns this one off
+    try:
+        s = build.index_paths(pdfs, db=tmp_path / "i.sqlite", workers=2)
+        assert s.pages_indexed == 2 * len(pages)
+        assert reads() == sorted(names)
+        s = build.index_paths(pdfs, db=tmp_path / "i.sqlite", workers=2)
+        assert s.unchanged == ["long0", "long1"] and reads() == sorted(names)
+    finally:
+        watching[0] = False
