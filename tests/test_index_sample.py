@@ -17,10 +17,7 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 DOCS = ("300750", "300014", "300274")
 
 
-@pytest.fixture(scope="module")
-def sample_ws(tmp_path_factory) -> Path:
-    """A workspace with copies of the sample PDFs, a ledger naming them, and its index."""
-    ws = tmp_path_factory.mktemp("sample")
+def _fill_sample_ws(ws: Path) -> None:
     (ws / "docs").mkdir()
     lines = ["report:", "  id: T", "  title: Stub round trip", "documents:"]
     for d in DOCS:
@@ -30,7 +27,19 @@ def sample_ws(tmp_path_factory) -> Path:
     (ws / "claims" / "report.yaml").write_text("\n".join(lines) + "\nclaims: []\n",
                                                encoding="utf-8")
     build.index_paths([ws / "claims"])
-    return ws
+
+
+@pytest.fixture(scope="session")
+def sample_ws(run_once) -> Path:
+    """A workspace with copies of the sample PDFs, a ledger naming them, and its index: made
+    once per test run (conftest.run_once) and only read; a test that writes uses a copy."""
+    return run_once("sample-index", _fill_sample_ws)
+
+
+@pytest.fixture
+def sample_ws_copy(sample_ws: Path, tmp_path: Path) -> Path:
+    """A private copy of the sample workspace, index included, for a test that writes."""
+    return Path(shutil.copytree(sample_ws, tmp_path / "sample"))
 
 
 ACCEPTANCE = [
@@ -72,17 +81,17 @@ SAMPLE_QUERIES = [
 ]
 
 
-def test_stubs_pass_verify_over_many_queries(sample_ws: Path, monkeypatch) -> None:
+def test_stubs_pass_verify_over_many_queries(sample_ws_copy: Path, monkeypatch) -> None:
     """`find --stub` claims for 40-odd queries, two results each, pasted into the ledger's
     `claims:` list unchanged (ids renumbered only), all pass `reportgen verify`."""
-    monkeypatch.chdir(sample_ws)
+    monkeypatch.chdir(sample_ws_copy)
     runner = CliRunner()
     stubs = []
     for n, q in enumerate(SAMPLE_QUERIES, start=1):
         r = runner.invoke(main, ["find", q, "--stub", "-k", "2"], catch_exceptions=False)
         assert r.exit_code == 0, (q, r.output)
         stubs.append(r.output.replace("id: new-", f"id: q{n}-"))
-    report = sample_ws / "claims" / "report.yaml"
+    report = sample_ws_copy / "claims" / "report.yaml"
     original = report.read_text(encoding="utf-8")
     try:
         report.write_text(original.replace("claims: []\n", "claims:\n" + "".join(stubs)),
