@@ -155,6 +155,15 @@ def test_init_refuses_a_folder_that_already_holds_a_ledger(ws: Path) -> None:
     assert sorted(p.name for p in (ws / "claims").iterdir()) == ["S1.yaml"]
 
 
+def test_a_file_named_claims_is_refused(ws: Path) -> None:
+    (ws / "claims").write_text("notes\n", encoding="utf-8")
+    r = run("pdfs/notes.pdf")
+    assert r.exit_code == 1
+    assert r.stderr == ("claims: is not a folder; init writes the ledger into claims/: move "
+                        "this file away, or init another folder\n")
+    assert not (ws / ".gitignore").exists()
+
+
 def test_bad_pdfs_are_refused_with_the_pdf_layers_errors(ws: Path) -> None:
     (ws / "pdfs" / "page.pdf").write_text("<!DOCTYPE html><html>login</html>", encoding="utf-8")
     (ws / "pdfs" / "cut.pdf").write_bytes((ws / "pdfs" / "notes.pdf").read_bytes()[:40])

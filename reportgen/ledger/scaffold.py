@@ -123,7 +123,10 @@ def init_workspace(root: Path, pdfs: Sequence[Path], allow_outside: bool = False
         if os.path.lexists(f):
             problems.append(LedgerError("already exists; init never overwrites a file: move "
                                         "it away, or init another folder", f))
-    if claims.is_dir():
+    if os.path.lexists(claims) and not claims.is_dir():
+        problems.append(LedgerError("is not a folder; init writes the ledger into claims/: "
+                                    "move this file away, or init another folder", claims))
+    elif claims.is_dir():
         for f in sorted(claims.iterdir()):
             if f.suffix in (".yaml", ".yml", ".jsonl") and f not in planned_files(root):
                 problems.append(LedgerError("a claim file is already here; init starts a new "
