@@ -140,7 +140,10 @@ class Canvas:
 
     def __init__(self, doc: pymupdf.Document, company: Company, pno: int) -> None:
         self.page = doc.new_page(width=PAGE_W, height=PAGE_H)
-        self.page.insert_font(fontname=FONT, fontbuffer=_FONT_BUFFER)
+        xref = self.page.insert_font(fontname=FONT, fontbuffer=_FONT_BUFFER)
+        # Shape.insert_text asks page.insert_font for the font on every string, which scans
+        # the page's resources each time (40% of the run); on this page the answer is fixed.
+        self.page.insert_font = lambda fontname, **kw: xref  # type: ignore[method-assign]
         self.shape = self.page.new_shape()
         self.company = company
         self.pno = pno

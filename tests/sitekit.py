@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 
@@ -24,29 +25,35 @@ LINES_P3 = ["Notes to the accounts", "The largest customer bought goods worth"]
 LINES_P4 = ["88.8 million yuan in the year.", "Other notes follow."]
 
 
+_PDF: list[bytes] = []  # make_pdf's bytes, drawn once per process
+
+
 def make_pdf(path: Path) -> Path:
-    """4 pages: p1 plain, p2 rotated 90 degrees, p3->p4 a quote across the page break."""
-    doc = pymupdf.open()
-    p = doc.new_page(width=595, height=842)
-    for i, line in enumerate(LINES_P1):
-        p.insert_text((72, 100 + 18 * i), line, fontsize=11)
-    p = doc.new_page(width=595, height=842)
-    p.insert_text((72, 100), "Rotated page: capacity was 42 GWh.", fontsize=11)
-    p.set_rotation(90)
-    p = doc.new_page(width=595, height=842)
-    for i, line in enumerate(LINES_P3):
-        p.insert_text((72, 780 + 18 * i), line, fontsize=11)
-    p = doc.new_page(width=595, height=842)
-    for i, line in enumerate(LINES_P4):
-        p.insert_text((72, 60 + 18 * i), line, fontsize=11)
-    doc.save(path, garbage=3, deflate=True, no_new_id=True)
-    doc.close()
+    """4 pages: p1 plain, p2 rotated 90 degrees, p3->p4 a quote across the page break.
+    Drawn once per process and then copied: the bytes are the same every time."""
+    if not _PDF:
+        doc = pymupdf.open()
+        p = doc.new_page(width=595, height=842)
+        for i, line in enumerate(LINES_P1):
+            p.insert_text((72, 100 + 18 * i), line, fontsize=11)
+        p = doc.new_page(width=595, height=842)
+        p.insert_text((72, 100), "Rotated page: capacity was 42 GWh.", fontsize=11)
+        p.set_rotation(90)
+        p = doc.new_page(width=595, height=842)
+        for i, line in enumerate(LINES_P3):
+            p.insert_text((72, 780 + 18 * i), line, fontsize=11)
+        p = doc.new_page(width=595, height=842)
+        for i, line in enumerate(LINES_P4):
+            p.insert_text((72, 60 + 18 * i), line, fontsize=11)
+        _PDF.append(doc.tobytes(garbage=3, deflate=True, no_new_id=True))
+        doc.close()
+    path.write_bytes(_PDF[0])
     return path
 
 
-def line_rect(pdf: Path, page: int, text: str) -> tuple[float, float, float, float]:
-    """The displayed box of `text` on a page (search_for gives unrotated boxes)."""
-    doc = pymupdf.open(pdf)
+@functools.lru_cache(maxsize=None)
+def _line_rect(data: bytes, page: int, text: str) -> tuple[float, float, float, float]:
+    doc = pymupdf.open(stream=data, filetype="pdf")
     pg = doc[page - 1]
     hits = pg.search_for(text)
     assert hits, (page, text)
@@ -56,6 +63,12 @@ def line_rect(pdf: Path, page: int, text: str) -> tuple[float, float, float, flo
     r = r * pg.rotation_matrix
     doc.close()
     return (round(r.x0, 2), round(r.y0, 2), round(r.x1, 2), round(r.y1, 2))
+
+
+def line_rect(pdf: Path, page: int, text: str) -> tuple[float, float, float, float]:
+    """The displayed box of `text` on a page (search_for gives unrotated boxes); computed
+    once per PDF content, page and text."""
+    return _line_rect(pdf.read_bytes(), page, text)
 
 
 def sha256(p: Path) -> str:

@@ -14,10 +14,7 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 DOCS = ("300750", "300014", "300274")
 
 
-@pytest.fixture(scope="module")
-def sample_ws(tmp_path_factory) -> Path:
-    """A workspace with copies of the sample PDFs, a ledger naming them, and its index."""
-    ws = tmp_path_factory.mktemp("sample")
+def _fill_sample_ws(ws: Path) -> None:
     (ws / "docs").mkdir()
     lines = ["report:", "  id: T", "  title: Stub round trip", "documents:"]
     for d in DOCS:
@@ -27,7 +24,13 @@ def sample_ws(tmp_path_factory) -> Path:
     (ws / "claims" / "report.yaml").write_text("\n".join(lines) + "\nclaims: []\n",
                                                encoding="utf-8")
     build.index_paths([ws / "claims"])
-    return ws
+
+
+@pytest.fixture(scope="session")
+def sample_ws(run_once) -> Path:
+    """A workspace with copies of the sample PDFs, a ledger naming them, and its index: made
+    once per test run (conftest.run_once) and only read."""
+    return run_once("sample-index", _fill_sample_ws)
 
 
 ACCEPTANCE = [

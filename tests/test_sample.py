@@ -7,6 +7,7 @@ without touching the repository.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import shutil
@@ -69,17 +70,42 @@ def all_facts() -> list[dict]:
 # ---- the PDFs ---------------------------------------------------------------------------
 
 
+# One company per test, so the three regenerations (each a few seconds) run side by side
+# under pytest-xdist. Each runs samples/generate.py's own build() in a fresh interpreter,
+# as `samples/generate.py` does, so no state of this process can change the bytes.
+REGENERATE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import generate
+company = next(c for c in generate.COMPANIES if c.code == sys.argv[2])
+with open(sys.argv[3], "wb") as f:
+    f.write(generate.build(company))
+"""
+
+
 @pytest.mark.slow
-def test_regenerating_gives_identical_bytes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("code", sorted(PAGES))
+def test_regenerating_gives_identical_bytes(tmp_path: Path, code: str) -> None:
     if pymupdf.VersionBind != GENERATED_WITH:
         pytest.skip(f"committed PDFs were written with PyMuPDF {GENERATED_WITH}, "
                     f"not {pymupdf.VersionBind}")
-    subprocess.run([sys.executable, str(ROOT / "samples" / "generate.py"), "--out", str(tmp_path)],
+    out = tmp_path / f"{code}.pdf"
+    subprocess.run([sys.executable, "-c", REGENERATE, str(ROOT / "samples"), code, str(out)],
                    check=True, capture_output=True)
-    for code in PAGES:
-        new = (tmp_path / f"{code}.pdf").read_bytes()
-        old = (PDFS / f"{code}.pdf").read_bytes()
-        assert new == old, f"{code}.pdf differs from a fresh run of samples/generate.py"
+    new = out.read_bytes()
+    old = (PDFS / f"{code}.pdf").read_bytes()
+    assert new == old, f"{code}.pdf differs from a fresh run of samples/generate.py"
+
+
+def test_generator_writes_every_sample_pdf() -> None:
+    """The per-company regeneration above covers every PDF the generator writes."""
+    sys.path.insert(0, str(ROOT / "samples"))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(ROOT / "samples"))
+    assert {c.code: c.pages for c in generate.COMPANIES} == PAGES
+    assert sorted(p.stem for p in PDFS.glob("*.pdf")) == sorted(PAGES)
 
 
 @pytest.mark.parametrize("code,pages", sorted(PAGES.items()))
@@ -276,9 +302,36 @@ def _mutate(quote: str, page_squashed: str) -> tuple[str, str | None, str | None
     raise AssertionError(f"no mutation of {quote!r} is absent from its page")
 
 
+@pytest.fixture(scope="module")
+def mutation_ws(tmp_path_factory: pytest.TempPathFactory):
+    """Copies of the sample PDFs at samples/pdfs, where documents.yaml's `../samples/pdfs/`
+    finds them from any ledger folder directly inside the root, and one DocumentSet over
+    them that every mutation test checks its facts with, as one verify run does for all of
+    its facts: a miss scans every page of its document for the hint, and this way each
+    page's text is read once per module rather than once per test."""
+    from reportgen.ledger import load_ledger
+    from reportgen.pdf.documents import DocumentSet
+
+    root = tmp_path_factory.mktemp("mutations")
+    shutil.copytree(PDFS, root / "samples" / "pdfs")
+    shutil.copytree(CLAIMS, root / "claims")
+    with DocumentSet(load_ledger([root / "claims"]).documents) as docs:
+        yield root, docs
+
+
 @pytest.mark.parametrize("fact_id", [c["id"] for c in all_facts()])
-def test_changing_one_character_of_a_quote_is_a_miss(ledger_copy: Path, fact_id: str) -> None:
-    path = next(p for p in sorted((ledger_copy / "claims").glob("S*.yaml"))
+def test_changing_one_character_of_a_quote_is_a_miss(mutation_ws, fact_id: str) -> None:
+    """The mutated ledger is loaded whole (so it must stay valid), then every fact of the
+    report holding the mutated one is verified by the library: one MISS, the mutated fact's."""
+    from reportgen.ledger import load_ledger
+    from reportgen.model import Fact, Verification
+    from reportgen.verify.fact import verify_fact
+    from reportgen.verify.records import verdict_lines
+
+    root, docs = mutation_ws
+    claims = root / f"claims-{fact_id}"
+    shutil.copytree(CLAIMS, claims)
+    path = next(p for p in sorted(claims.glob("S*.yaml"))
                 if re.search(rf"^  - id: {re.escape(fact_id)}$", p.read_text(encoding="utf-8"),
                              re.M))
     text = path.read_text(encoding="utf-8")
@@ -300,11 +353,21 @@ def test_changing_one_character_of_a_quote_is_a_miss(ledger_copy: Path, fact_id:
                               else m.group(), lines[i])
     path.write_text("".join(lines), encoding="utf-8")
 
-    result = run_verify("claims")
-    assert result.exit_code == 1, result.output
-    misses = [ln for ln in result.output.splitlines() if ln.startswith("MISS ")]
-    assert any(ln.split()[1] == fact_id for ln in misses), result.output
-    assert len(misses) == 1, result.output
+    ledger = load_ledger([claims])  # raises on an invalid ledger
+    assert {d.path for d in ledger.documents.values()} == {
+        d.path for d in docs.documents.values()}  # the very files the shared set reads
+    report = next(r for r in ledger.reports if fact_id in r.claims)
+    facts = {c: ledger.claims[c] for c in report.claims if isinstance(ledger.claims[c], Fact)}
+    results = {c: verify_fact(f, docs) for c, f in facts.items()}
+    v = Verification(dataclasses.replace(ledger, reports=(report,), claims=facts), results,
+                     "2026-01-01T00:00:00Z")
+    assert not v.ok
+    out = verdict_lines(v)
+    misses = [ln for ln in out if ln.startswith("MISS ")]
+    assert [ln.split()[1] for ln in misses] == [fact_id], out
+    n = len(facts)
+    assert out[1:] == [f"{report.id}: facts={n} hits={n - 1} misses=1",
+                       f"TOTAL: facts={n} hits={n - 1} misses=1"], out
 
 
 def test_calc_result_beyond_tolerance_fails(ledger_copy: Path) -> None:

@@ -18,7 +18,7 @@ class LazyGroup(click.Group):
     COMMANDS = {"verify": "reportgen.cli.verify", "schema": "reportgen.cli.verify",
                 "build": "reportgen.cli.build", "index": "reportgen.cli.index",
                 "find": "reportgen.cli.index", "serve": "reportgen.cli.serve",
-                "drift": "reportgen.cli.drift"}
+                "drift": "reportgen.cli.drift", "init": "reportgen.cli.init"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.COMMANDS))

@@ -1,0 +1,36 @@
+"""Fixtures shared across test files: expensive read-only setups made once per test run."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Path], None]], Path]:
+    """`run_once(name, fill)`: a folder that `fill(folder)` fills once per test run, shared by
+    every pytest-xdist worker (they wait on a lock while the first one fills it). Tests only
+    read it; a test that writes works on a copy."""
+    base = tmp_path_factory.getbasetemp()
+    # under xdist each worker's base is <the run's base>/popen-gwN: share the run's
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+    def get(name: str, fill: Callable[[Path], None]) -> Path:
+        folder = shared / name
+        done = shared / f"{name}.done"
+        with open(shared / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not done.exists():
+                if folder.exists():  # left half-filled by a worker that failed
+                    shutil.rmtree(folder)
+                folder.mkdir()
+                fill(folder)
+                done.touch()
+        return folder
+
+    return get
