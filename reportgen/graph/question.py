@@ -18,8 +18,8 @@ STOPWORDS = frozenset("""a an and are as at behind between both by does do eithe
 have how in is it its of on or sit sits supply supplies supplier suppliers customer customers
 the their them to what which who whom why with between path paths link links relation
 relations connect connects connected""".split())
-CJK_SPLIT = re.compile("[的和与及跟同是在对向从之间有哪些什么谁吗呢了为把被并或还也都及以]+|供应商|客户|关系|公司|"
-                       "企业|路径|联系")
+CJK_SPLIT = re.compile("[的和与及跟同是在对向从间吗呢了]+|之间|哪些|什么|谁|供应商|客户|关系|公司|企业|"
+                       "路径|联系")
 SEGMENT = re.compile(r"[^\W_]+(?:[ '&.-][^\W_]+)*")
 
 
@@ -126,12 +126,17 @@ def mentions(rest: str) -> list[str]:
 def bind_question(question: str, index: NameIndex, threshold: float = THRESHOLD,
                   margin: float = MARGIN) -> Bound:
     """Bindings in question order; unbound and ambiguous mentions only as candidates."""
+    import unicodedata
+
+    shown = " ".join(unicodedata.normalize("NFKC", question).split())
     q = norm(question)
+    if len(shown) != len(q):  # casefolding changed a length (ß -> ss): positions differ
+        shown = q
     bindings: list[Binding] = []
     candidates: list[Candidate] = []
     status = "ok"
     spans = index.exact(q)
-    rest = list(q)
+    rest = list(shown)  # as written (case kept), for telling names from plain words
     for start, end, key in spans:
         eid, method = index.keys[key]
         bindings.append(Binding(q[start:end], eid, index.display[eid], 1.0, method))
