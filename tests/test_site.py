@@ -105,16 +105,14 @@ def test_graph_gap_never_looks_anchored(site):
     assert '<li class="edge-gap">' in h and "The table names no company." in h
 
 
-def test_aliases_merge_nodes():
-    from reportgen.model import Edge, Entity, Loc
-    from reportgen.render.graph import layout
+def test_each_entity_is_one_node():
+    from reportgen.render.graph import entity_layout
 
-    loc = Loc("x", 1)
-    edges = [Edge("S", "阳光电源", "r", "B", ("f",), None, None, None, loc),
-             Edge("S", "Sungrow", "r2", "B", (), "why", None, None, loc)]
-    g = layout(edges, [Entity("Sungrow", None, ("阳光电源",), loc)])
-    assert [n.name for n in g.left] == ["Sungrow"] and g.gaps == 1
-    assert layout(edges, []) == layout(list(reversed(edges)), [])  # order-independent
+    nodes = [("sungrow", "阳光电源", ""), ("b", "B", "")]
+    edges = [("e1", "sungrow", "b", "r", ("f",), None), ("e2", "b", "sungrow", "r2", (), "why")]
+    g = entity_layout(nodes, edges)
+    assert sorted(n.name for n in g.nodes) == ["B", "阳光电源"] and g.gaps == 1  # source and target
+    assert entity_layout(nodes, edges) == entity_layout(nodes[::-1], edges[::-1])
 
 
 def test_no_request_to_another_host(site):

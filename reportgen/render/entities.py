@@ -78,6 +78,20 @@ class EntitySite:
                 out.append(rep.id)
         return out
 
+    def graph(self, report: str | None = None, root: str | None = ""):
+        """The layout of one report's edges (or all, with None), each entity once; its nodes
+        link to the entity pages under `root` (None: no links, for a standalone page)."""
+        edges = [b for b in self.model.edges if report is None or b.edge.report == report]
+        if report is not None and not edges:
+            return None
+        ents = self.model.entities
+        used = {i for b in edges for i in (b.source, b.target)} if report is not None else ents
+        prefix = "" if root is None else f"{root}{FOLDER}/" if report is not None else ""
+        nodes = [(i, ents[i].name, "" if root is None else prefix + self.files[i])
+                 for i in ents if i in used]
+        return entity_layout(nodes, [(b.id, b.source, b.target, b.edge.relation, b.edge.anchors,
+                                      b.edge.gap) for b in edges])
+
     def pages(self, rend, render: Callable[..., str]) -> dict[str, str]:
         """graph/index.html and graph/<entity>.html, rendered with `rend`'s chips and views."""
         def views(cids: set[str]) -> list[dict[str, Any]]:
@@ -95,9 +109,7 @@ class EntitySite:
                       img=lambda src: "../" + src)
         edges = [self.edge_view(b) for b in self.model.edges]
         ents = self.model.entities
-        nodes = [(i, n.name, self.files[i]) for i, n in ents.items()]
-        graph = entity_layout(nodes, [(b.id, b.source, b.target, b.edge.relation, b.edge.anchors,
-                                       b.edge.gap) for b in self.model.edges])
+        graph = self.graph()
         order = sorted(edges, key=lambda e: (e["source"].name, e["relation"], e["target"].name,
                                              e["id"]))
         out = {f"{FOLDER}/index.html": render(

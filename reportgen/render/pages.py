@@ -17,7 +17,6 @@ from reportgen.errors import BuildError
 from reportgen.model import Report, Verification
 from reportgen.verify.records import claim_record
 from reportgen.render.entities import EntitySite
-from reportgen.render.graph import layout
 from reportgen.render.markdown import cited_ids, make_renderer
 from reportgen.render.inline import CropSlots, SlottedPage, fill_crops
 from reportgen.render.paths import default_templates
@@ -258,7 +257,7 @@ class Renderer:
             seen.add(cid)
             extra.append(self.views[cid])
             wanted.extend(self.views[cid]["basis"])
-        graph = layout(rep.edges, rep.entities)
+        graph = self.entities.graph(rep.id, "" if not standalone else None)
         count = next(c for c in v.counts() if c.report == rep.id)
         claims = [self.views[c] for c in rep.claims]
         return {
