@@ -139,3 +139,25 @@ def test_entity_names_are_escaped(tmp_path: Path) -> None:
         assert "<script>alert(1)</script>" not in t and '" onerror="x' not in t, f
         assert "<b>why</b>" not in t
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in read(out, "graph/evil.html")
+
+
+def test_editing_entities_yaml_rebuilds_the_graph_pages(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vocabulary files are inputs of the no-op check like any claim file."""
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    ws = tmp_path / "ws"
+    shutil.copytree(ROOT / "claims", ws / "claims")
+    shutil.copytree(ROOT / "samples" / "pdfs", ws / "samples" / "pdfs")
+    out = tmp_path / "site"
+    args = ["build", str(ws / "claims"), "--out", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    ent = ws / "claims" / "entities.yaml"
+    ent.write_text(ent.read_text(encoding="utf-8").replace("[Sunwoda,", "[Sunwoda Electronic,"),
+                   encoding="utf-8")
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    assert "Sunwoda Electronic" in read(out, "graph/sunwoda.html")
