@@ -62,6 +62,7 @@ def test_entity_page(sample: Path) -> None:
     assert 'Edges out <span class="muted">(9)</span>' in h
     assert '<a class="entity" href="sunwoda.html">欣旺达</a>' in out
     assert 'data-claim="s3-8"' in out and 'id="ev-s3-8"' in h
+    assert "share 2.60" in out  # a qualifier as its fact writes it, not as a float
     assert 'href="../pdfs/300274.pdf#page=36"' in h and 'src="../anchors/s3-8.png"' in h
     assert '<link rel="stylesheet" href="../assets/site.css">' in h
     h = read(sample, "graph/sunwoda.html")

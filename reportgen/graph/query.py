@@ -103,12 +103,14 @@ class Walker:
         return out
 
     def between(self, a: str, b: str) -> list[list[Step]]:
-        """Simple paths a .. b of at most `hops` steps, searched from both ends at once and
-        joined where they meet, so a hub in the middle need not be expanded to be crossed."""
+        """Simple paths a .. b of at most `hops` steps, searched from both ends and joined
+        where they meet: a path is found when either end's capped walks reach it, so a hub
+        at one end or in the middle does not hide it (each node still expands at most
+        `fanout` edges)."""
         if a == b:
             return []
-        fwd = self.halves(a, (self.opts.hops + 1) // 2)
-        back = self.halves(b, self.opts.hops // 2)
+        fwd = self.halves(a, self.opts.hops)
+        back = self.halves(b, self.opts.hops)
         found: dict[tuple, list[Step]] = {}
         for meet in sorted(set(fwd) & set(back)):
             for head in fwd[meet]:
