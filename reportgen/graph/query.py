@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from reportgen.graph.names import did_you_mean
+from reportgen.graph.names import nearest_names
 from reportgen.graph.question import MARGIN, THRESHOLD, Bound, NameIndex, bind_question
 
 # fact ids -> {fact id: claim record with "status" and "message"} (see verify_anchors)
@@ -269,7 +269,7 @@ def run_query(g, question: str, opts: Options, check: Checker, starts: Sequence[
 
 def unknown_starts(g, starts: Iterable[str]) -> list[str]:
     """A message per --from id that names no entity, with the nearest ids."""
-    return [f"--from {s!r} is not an entity id{did_you_mean(s, list(g.nodes))}"
+    return [f"--from {s!r} is not an entity id{nearest_names(s, list(g.nodes))}"
             for s in starts if s not in g]
 
 
