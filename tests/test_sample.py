@@ -52,7 +52,8 @@ def page_text(code: str, page: int) -> str:
 
 
 def report_files() -> list[Path]:
-    return sorted(p for p in CLAIMS.glob("*.yaml") if p.name != "documents.yaml")
+    return sorted(p for p in CLAIMS.glob("*.yaml")
+                  if p.name not in ("documents.yaml", "schema.yaml", "entities.yaml"))
 
 
 def load_reports() -> dict[str, dict]:

@@ -18,7 +18,8 @@ class LazyGroup(click.Group):
     COMMANDS = {"verify": "reportgen.cli.verify", "schema": "reportgen.cli.verify",
                 "build": "reportgen.cli.build", "index": "reportgen.cli.index",
                 "find": "reportgen.cli.index", "serve": "reportgen.cli.serve",
-                "drift": "reportgen.cli.drift", "init": "reportgen.cli.init"}
+                "drift": "reportgen.cli.drift", "init": "reportgen.cli.init",
+                "query": "reportgen.cli.query"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.COMMANDS))

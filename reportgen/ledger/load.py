@@ -348,6 +348,9 @@ def _where(file: str, line: int) -> str:
     return f"{display_path(file)}:{line}"
 
 
+# schema.yaml and entities.yaml are the graph's vocabulary, read by reportgen.graph.vocab
+GRAPH_FILES = ("schema.yaml", "schema.yml", "entities.yaml", "entities.yml")
+
 # What a ledger folder's claim files end with; files of other data formats are refused
 # (a report saved as J1.json would otherwise be left out without a word).
 READ_SUFFIXES = (".yaml", ".yml", ".jsonl")
@@ -383,7 +386,8 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     if path.is_dir():
         # a broken symlink is kept, so it is reported rather than silently skipped
         files = sorted(p for p in path.iterdir() if (p.is_file() or p.is_symlink())
-                       and p.suffix.lower() in READ_SUFFIXES and not skipped(p))
+                       and p.suffix.lower() in READ_SUFFIXES and not skipped(p)
+                       and p.name not in GRAPH_FILES)
         return path, files
     files = [path]
     for name in ("documents.yaml", "documents.yml"):

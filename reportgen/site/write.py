@@ -120,6 +120,8 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
             open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
         for rec in evidence:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        for rec in records.edge_records(v.ledger):
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     with writing(out / "claims.csv"), \
             open(out / "claims.csv", "w", encoding="utf-8", newline="") as f:
         f.write(claims_csv(evidence))
@@ -138,6 +140,10 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
     (out / "changes").mkdir(exist_ok=True)
     before = read_evidence(previous) if previous is not None else None
     _write(out / "changes" / "index.html", rend.changes_page(changes(before, evidence)))
+    (out / "graph").mkdir(exist_ok=True)
+    for name, text in sorted(rend.entity_pages().items()):
+        _write(out / name, text)
+        pages.append(name)
     return pages
 
 

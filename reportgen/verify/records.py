@@ -122,6 +122,22 @@ def evidence_records(v: Verification, crops: Crops) -> Iterator[dict[str, Any]]:
         yield rec
 
 
+def edge_records(ledger: Ledger) -> Iterator[dict[str, Any]]:
+    """`evidence.jsonl`'s edge records, after the claims: one per edge, sorted by report then
+    edge id, its ends as entity ids (graph.md section 2)."""
+    from reportgen.graph.bind import bind_ledger
+
+    model = bind_ledger(ledger)
+    for b in sorted(model.edges, key=lambda b: (b.edge.report, b.id)):
+        e = b.edge
+        rec: dict[str, Any] = {"type": "edge", "id": b.id, "report": e.report, "from": b.source,
+                               "relation": e.relation, "to": b.target,
+                               "qualifiers": dict(b.qualifiers)}
+        rec.update({"anchors": list(e.anchors)} if e.gap is None else {"gap": e.gap})
+        rec.update({k: getattr(e, k) for k in ("valid_from", "valid_to") if getattr(e, k)})
+        yield rec
+
+
 def verdict_lines(v: Verification) -> list[str]:
     """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line (which
     counts the ledger errors, printed apart as `file:line: message`, when there are any).

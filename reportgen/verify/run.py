@@ -41,6 +41,8 @@ def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1,
 
     stamp = verified_at()
     ledger, problems = read_ledger(paths, allow_outside=allow_outside)
+    from reportgen.graph.bind import graph_problems
+    problems = [*problems, *graph_problems(ledger)]  # schema, entities, edges (graph.md 1-2)
     return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc, problems=problems)
 
 
