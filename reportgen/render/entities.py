@@ -99,14 +99,10 @@ class EntitySite:
             for cid in sorted(cids):
                 v = rend.views.get(cid)
                 if v is not None:
-                    v = dict(v)
-                    if v.get("pdf_href"):
-                        v["pdf_href"] = "../" + v["pdf_href"]
-                    out.append(v)
+                    out.append(v)  # the chip macro puts `root` before its links
             return out
 
-        common = dict(rend.common, standalone=False, css=None, js=None, root="../",
-                      img=lambda src: "../" + src)
+        common = dict(rend.common, standalone=False, css=None, js=None, root="../")
         edges = [self.edge_view(b) for b in self.model.edges]
         ents = self.model.entities
         graph = self.graph()

@@ -194,6 +194,8 @@ def read_evidence(text: str) -> list[dict[str, Any]] | None:
             rec = json.loads(line)
         except ValueError:
             return None
+        if isinstance(rec, dict) and rec.get("type") == "edge":
+            continue  # the claims are compared; an edge's change shows in its anchors
         if not isinstance(rec, dict) or not isinstance(rec.get("id"), str) \
                 or not isinstance(rec.get("report"), str):
             return None
