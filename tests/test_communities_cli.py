@@ -82,3 +82,25 @@ def test_global_query_without_a_key_answers_extractively(ledger, monkeypatch):
     assert r.exit_code == 0, r.output
     assert "extractive" in r.output and "[@s3-5]" in r.output
     assert "calls: 0 (0 from cache)" in r.output
+
+
+def test_query_global_answers_with_cited_sentences_without_a_key(ledger, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    r = CliRunner().invoke(main, ["query", "--global", "Which suppliers does Sungrow buy from?",
+                                  str(ledger)])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("plan: 3 communities at level 0, 0 map calls and 0 reduce calls")
+    cited = [ln for ln in lines if ln.startswith("  ")]
+    assert cited and all(ln.rstrip().endswith("]") and "[@s3-" in ln for ln in cited)
+    assert "communities used: c" in r.output
+
+
+def test_query_global_dry_run_with_a_key_plans_the_model_calls(ledger, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-never-sent")
+    r = CliRunner().invoke(main, ["query", "--global", "storage customers", str(ledger),
+                                  "--dry-run", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output.splitlines()[0])
+    assert out["dry_run"] and out["mode"] == "model" and out["answer"] == []
+    assert out["plan"]["map_calls"] == 1 and out["usage"]["calls"] == 0
