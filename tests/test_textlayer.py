@@ -82,3 +82,15 @@ def test_margin_lines():
 ])
 def test_is_folio(text, expected):
     assert is_folio(text) is expected
+
+
+@pytest.mark.parametrize("lines", [["x"] * 400, ["word " * 30] * 40, ["供应商一 6,928,853,013.03"] * 60,
+                                   ["a b c"] * 200])
+def test_plain_text_is_at_most_a_sixteenth_of_the_text_pool(lines):
+    """extract_page skips the plain-text count of a page whose text pool is under 16 bytes
+    a character of the limit: MuPDF must keep allocating characters and lines there."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=2000, height=4000)
+    page.insert_text((10, 20), lines, fontsize=8, fontname="china-s")
+    tp = page.get_textpage(flags=FLAGS)
+    assert 16 * len(tp.extractText()) <= pymupdf.mupdf.ll_fz_pool_size(tp.this.m_internal.pool)
