@@ -163,30 +163,3 @@ def test_checked_bytes_kept_in_every_worker(tmp_path, jobs):
     files = {f"{hashlib.sha256(b).hexdigest()}.pdf": b
              for b in (tmp_path.joinpath(f"d{i}.pdf").read_bytes() for i in range(4))}
     assert kept == files and set(v.sha256.values()) == {n[:-4] for n in files}
-
-
-# ---- workers started before the ledger is loaded (verify with jobs > 1) ---------------
-
-
-@pytest.mark.parametrize("jobs", [2, 3, 8])
-def test_early_workers_give_the_serial_verdicts(tmp_path, jobs, monkeypatch):
-    from reportgen.verify.run import verify
-
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
-    claims = make_ledger(tmp_path)
-    serial = list(verdict_records(verify([claims], jobs=1)))
-    assert list(verdict_records(verify([claims], jobs=jobs))) == serial
-
-
-@pytest.mark.parametrize("broken", [False, True])
-def test_early_workers_report_problems_the_same_way(tmp_path, broken):
-    from reportgen.verify.run import verify
-
-    claims = make_ledger(tmp_path, broken=broken)
-    if not broken:  # an invalid claim file: the workers fail to load it as well
-        (claims / "r.yaml").write_text((claims / "r.yaml").read_text() + "  - {id: f1}\n")
-    with pytest.raises(LedgerErrors) as serial:
-        verify([claims], jobs=1)
-    with pytest.raises(LedgerErrors) as par:
-        verify([claims], jobs=3)
-    assert str(par.value) == str(serial.value)

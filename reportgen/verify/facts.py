@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -141,104 +140,16 @@ def _worker(doc_ids: list[str]) -> FactVerdicts:
     return check_docs(_LEDGER, doc_ids, _AFTER)
 
 
-def _bins(ledger: Ledger, jobs: int) -> list[list[str]]:
-    groups = facts_by_doc(ledger)
-    return deal({d: weight(fs) for d, fs in groups.items()}, jobs) if jobs > 1 else []
-
-
-def _share(ledger: Ledger, doc_ids: Sequence[str]) -> tuple:
-    """What a share's verdicts depend on: its documents and their facts, as loaded."""
-    groups = facts_by_doc(ledger)
-    return tuple((d, ledger.documents.get(d), tuple(groups.get(d, ()))) for d in doc_ids)
-
-
-_EARLY: tuple[list[Path], bool, int] | None = None  # (paths, allow_outside, jobs)
-
-
-def _early_worker(k: int) -> tuple[tuple, FactVerdicts] | None:
-    """In a worker started before the ledger was loaded: load it here too and check the
-    k-th share of the documents. -> (what the share was, its verdicts), None if no share."""
-    from reportgen.ledger import load_ledger
-
-    assert _EARLY is not None
-    paths, allow_outside, jobs = _EARLY
-    ledger = load_ledger(paths, allow_outside=allow_outside)
-    bins = _bins(ledger, jobs)
-    if k >= len(bins):
-        return None
-    return _share(ledger, bins[k]), check_docs(ledger, bins[k], _AFTER)
-
-
-class EarlyWorkers:
-    """jobs - 1 forked processes started before the ledger is loaded: each loads it too
-    (YAML and PyMuPDF's import run side by side instead of one after the other) and
-    checks its share of the documents. check_facts() takes their verdicts only when the
-    share they loaded is the one this process loaded (a claim file edited meanwhile
-    means this process checks that share itself)."""
-
-    def __init__(self, paths: Sequence[Path], allow_outside: bool, jobs: int,
-                 after: AfterDoc | None) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        global _EARLY, _AFTER
-        _EARLY, _AFTER = (list(paths), allow_outside, jobs), after
-        try:
-            self._ex = ProcessPoolExecutor(max_workers=jobs - 1,
-                                           mp_context=multiprocessing.get_context("fork"))
-            self._futures = [self._ex.submit(_early_worker, k) for k in range(1, jobs)]
-        finally:  # the workers are forked by now: they hold their own copies
-            _EARLY = _AFTER = None
-
-    def results(self, ledger: Ledger, bins: list[list[str]], after: AfterDoc | None
-                ) -> Iterator[FactVerdicts]:
-        """Each share's verdicts (bins[1:]), checked here when a worker's share differs."""
-        for k, f in enumerate(self._futures, start=1):
-            if k >= len(bins):
-                continue
-            try:
-                got = f.result()
-            except ReportgenError:  # the ledger failed to load there: checked here
-                got = None
-            if got is not None and got[0] == _share(ledger, bins[k]):
-                yield got[1]
-            else:
-                yield check_docs(ledger, bins[k], after)
-
-    def close(self) -> None:
-        self._ex.shutdown(wait=True, cancel_futures=True)
-
-
-def start_workers(paths: Sequence[Path], allow_outside: bool, jobs: int,
-                  after: AfterDoc | None) -> EarlyWorkers | None:
-    """Workers for check_facts started before the ledger is loaded; None for jobs 1 or
-    where fork is unavailable."""
-    import multiprocessing
-
-    if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return None
-    return EarlyWorkers(paths, allow_outside, jobs, after)
-
-
-def check_facts(ledger: Ledger, jobs: int = 1, after: AfterDoc | None = None,
-                workers: EarlyWorkers | None = None) -> FactVerdicts:
+def check_facts(ledger: Ledger, jobs: int = 1, after: AfterDoc | None = None) -> FactVerdicts:
     """Every fact's verdict; with jobs > 1 documents are split over forked processes (this
-    process takes one share), `workers` when started early. Falls back to serial where
-    fork is unavailable."""
+    process takes one share). Falls back to serial where fork is unavailable."""
     import multiprocessing
 
     global _LEDGER, _AFTER
-    bins = _bins(ledger, jobs)
-    if workers is not None:
-        try:
-            out = check_docs(ledger, bins[0] if bins else list(facts_by_doc(ledger)), after)
-            for got in workers.results(ledger, bins, after):
-                out.merge(got)
-        finally:
-            workers.close()
-        return out
+    groups = facts_by_doc(ledger)
+    bins = deal({d: weight(fs) for d, fs in groups.items()}, jobs) if jobs > 1 else []
     if len(bins) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return check_docs(ledger, list(facts_by_doc(ledger)), after)
+        return check_docs(ledger, list(groups), after)
     from concurrent.futures import ProcessPoolExecutor
 
     out = FactVerdicts()

@@ -15,7 +15,7 @@ from reportgen.model import (Calc, CalcResult, Fact, Inference, InferenceResult,
                              Ledger, Result, Verification)
 
 if TYPE_CHECKING:
-    from reportgen.verify.facts import AfterDoc, EarlyWorkers
+    from reportgen.verify.facts import AfterDoc
 
 
 def verified_at() -> str:
@@ -34,34 +34,23 @@ def verified_at() -> str:
 
 def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1,
            after_doc: AfterDoc | None = None) -> Verification:
-    """Gather every verdict in memory; raises LedgerErrors for an invalid ledger or PDF.
-
-    With jobs > 1 the workers start first and load the ledger alongside this process."""
-    from reportgen.verify.facts import start_workers
+    """Gather every verdict in memory; raises LedgerErrors for an invalid ledger or PDF."""
+    from reportgen.ledger import load_ledger
 
     stamp = verified_at()
-    workers = start_workers(paths, allow_outside, jobs, after_doc)
-    try:
-        from reportgen.ledger import load_ledger
-
-        ledger = load_ledger(paths, allow_outside=allow_outside)
-    except BaseException:
-        if workers is not None:
-            workers.close()
-        raise
-    return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc, workers=workers)
+    ledger = load_ledger(paths, allow_outside=allow_outside)
+    return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc)
 
 
 def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
-                  after_doc: AfterDoc | None = None,
-                  workers: EarlyWorkers | None = None) -> Verification:
+                  after_doc: AfterDoc | None = None) -> Verification:
     """Check facts against their PDFs (in `jobs` processes), then calcs and inferences.
 
     `after_doc` runs after each document's facts, in the process that checked them (see
-    reportgen.verify.facts.AfterDoc); `workers` are ones start_workers() began early."""
+    reportgen.verify.facts.AfterDoc)."""
     from reportgen.verify.facts import check_facts
 
-    facts = check_facts(ledger, jobs, after_doc, workers)
+    facts = check_facts(ledger, jobs, after_doc)
     results: dict[str, Result] = dict(facts.results)
     problems, sha = facts.problems, dict(sorted(facts.sha256.items()))
     if problems:
