@@ -1,7 +1,8 @@
 """Benchmark of `reportgen build` against the PyMuPDF floor and a pdfplumber workflow.
 
     .venv/bin/python bench/site_bench.py [--runs 5] [--ledger claims]
-    .venv/bin/python bench/site_bench.py --scale [--corpus DIR] [--runs 3]
+    .venv/bin/python bench/site_bench.py --scale [--corpus DIR] [--runs 5] [--sweep]
+    .venv/bin/python bench/site_bench.py --scale --runs 1     # a quick look, ~1 minute
 
 Default mode, medians of --runs fresh processes, interleaved:
   (a) cold `reportgen build LEDGER --out TMP` (empty crop cache)
@@ -15,9 +16,21 @@ Targets: (a) <= 1.5 x (b); (c) / (a) >= 10; (d) <= 0.5 x (a).
 If LEDGER (default claims/) does not verify yet, a sample-like ledger is generated in a
 temporary folder (3 PDFs x 120 pages, 29 facts) and used instead; the table says which.
 
---scale: a generated corpus of 50 PDFs x 230 pages with 1,000 facts on 800 pages (written
-outside the repository, reused with --corpus DIR); cold build time against pages touched
-(200/400/800), --jobs 2 against --jobs 1, and peak RSS of the build process tree.
+--scale: a generated corpus of 50 PDFs x 230 pages of Chinese text (38 lines a page, each
+line Chinese words with one figure, in MuPDF's built-in CJK font) with 1,000 facts on 800
+pages (quotes are line tails; 200 pages carry two). It is written once outside the
+repository (--corpus DIR, default $TMPDIR/reportgen-scale-zh, regenerated when its
+description changes) and reused. Each of --runs rounds times, interleaved, in fresh
+processes with an empty crop cache:
+  floor x1  the floor script above over all 1,000 facts, one process
+  floor x2  the same split by document into two processes run at once (pages balanced)
+  jobs 1    cold `reportgen build --jobs 1`
+  jobs 2    cold `reportgen build --jobs 2`
+and prints the medians and, per round, the ratios against that round's floor.
+Targets: jobs 1 <= 1.15 x floor x1; jobs 1 / jobs 2 >= 1.9 (the floor's own split is
+shown for reference: it is what two cores can give). The --jobs 2 figure needs two idle
+cores; the load average is printed beside the result. --sweep adds the older table of
+cold and warm time against pages touched (200/400/800) and peak RSS.
 """
 
 from __future__ import annotations
@@ -41,51 +54,73 @@ PY = sys.executable
 WORDS = ("revenue storage inverter supplier purchase module cell capacity contract customer "
          "segment margin cost battery grid project order backlog subsidiary overseas domestic "
          "shipment warranty provision inventory receivable payable dividend share equity").split()
+ZH_WORDS = ("营业收入 净利润 储能系统 逆变器 供应商 采购金额 电芯 产能 合同 客户 分部 毛利率 成本 "
+            "电池 电网 项目 订单 在手订单 子公司 海外 境内 出货量 质保 预计负债 存货 应收账款 "
+            "应付账款 分红 股份 权益 报告期内 同比增长 公司 实现 累计 本期 研发投入 现金流量").split()
 
 
 # ---- corpus generation --------------------------------------------------------------
 
 
-def _line(rng: random.Random) -> str:
-    ws = [rng.choice(WORDS) for _ in range(rng.randint(7, 11))]
+def _line(rng: random.Random, zh: bool) -> str:
+    ws = [rng.choice(ZH_WORDS if zh else WORDS) for _ in range(rng.randint(7, 10 if zh else 11))]
     ws.insert(rng.randint(1, len(ws) - 1), f"{rng.randint(1, 99999):,}.{rng.randint(0, 99):02d}")
-    return " ".join(ws).capitalize() + "."
+    return "".join(ws) + "。" if zh else " ".join(ws).capitalize() + "."
 
 
-def make_pdf(path: Path, n_pages: int, seed: str) -> list[list[str]]:
-    """A text PDF, 38 lines a page; -> the lines of every page."""
+def make_pdf(path: Path, n_pages: int, seed: str, zh: bool = False) -> list[list[str]]:
+    """A text PDF, 38 lines a page (Chinese in MuPDF's CJK font when zh); -> every page's lines."""
     import pymupdf
 
     rng = random.Random(seed)
     doc = pymupdf.open()
     pages = []
     for p in range(n_pages):
-        lines = [f"{seed} page {p + 1}"] + [_line(rng) for _ in range(37)]
+        head = f"{seed} 第{p + 1}页" if zh else f"{seed} page {p + 1}"
+        lines = [head] + [_line(rng, zh) for _ in range(37)]
         page = doc.new_page(width=595, height=842)
-        page.insert_text((56, 60), lines, fontsize=10, lineheight=1.8)
+        page.insert_text((56, 60), lines, fontsize=10, lineheight=1.8,
+                         fontname="china-s" if zh else "helv")
         pages.append(lines)
     doc.save(path, garbage=3, deflate=True, no_new_id=True)
     doc.close()
     return pages
 
 
+def _make_pdf(args: tuple[Path, int, str, bool]) -> tuple[str, list[list[str]]]:
+    return args[2], make_pdf(*args)
+
+
 def make_corpus(root: Path, n_docs: int, n_pages: int, n_facts: int, n_fact_pages: int,
-                seed: int = 7) -> Path:
-    """root/docs/*.pdf and root/claims/ (documents.yaml + one report per 100 facts)."""
+                seed: int = 7, zh: bool = False) -> Path:
+    """root/docs/*.pdf and root/claims/ (documents.yaml + one report per 100 facts).
+
+    Facts go on n_fact_pages random pages (the first n_facts - n_fact_pages of them get a
+    second fact); each quotes the tail of a random line of its page (zh) or a whole line."""
+    from concurrent.futures import ProcessPoolExecutor
+
     rng = random.Random(seed)
     (root / "docs").mkdir(parents=True, exist_ok=True)
     (root / "claims").mkdir(exist_ok=True)
-    texts = {}
-    for d in range(n_docs):
-        did = f"doc{d:02d}"
-        texts[did] = make_pdf(root / "docs" / f"{did}.pdf", n_pages, f"{did}")
+    todo = [(root / "docs" / f"doc{d:02d}.pdf", n_pages, f"doc{d:02d}", zh) for d in range(n_docs)]
+    with ProcessPoolExecutor(max(1, min(os.cpu_count() or 1, 4))) as ex:
+        texts = dict(ex.map(_make_pdf, todo))
     all_pages = [(did, p) for did in sorted(texts) for p in range(1, n_pages + 1)]
     fact_pages = sorted(rng.sample(all_pages, n_fact_pages))
     facts = []
+    used: dict[tuple[str, int], set[int]] = {}
     for i in range(n_facts):
         did, p = fact_pages[i % n_fact_pages]
-        line = texts[did][p - 1][1 + (i // n_fact_pages) % 37]
+        if zh:
+            taken = used.setdefault((did, p), set())
+            li = rng.choice([k for k in range(1, 38) if k not in taken])
+            taken.add(li)
+            line = texts[did][p - 1][li]
+            line = line[rng.randint(0, 3):]
+        else:
+            line = texts[did][p - 1][1 + (i // n_fact_pages) % 37]
         facts.append((f"f{i:04d}", did, p, line))
+    facts.sort(key=lambda f: f[0])
     with open(root / "claims" / "documents.yaml", "w") as f:
         f.write("documents:\n")
         for did in sorted(texts):
@@ -98,7 +133,7 @@ def make_corpus(root: Path, n_docs: int, n_pages: int, n_facts: int, n_fact_page
                     f"  summary: |\n    Generated [@{facts[r][0]}].\nclaims:\n")
             for fid, did, p, line in facts[r:r + per]:
                 f.write(f"  - id: {fid}\n    kind: fact\n    statement: Line {fid}.\n"
-                        f"    doc: {did}\n    page: {p}\n    quote: {json.dumps(line)}\n")
+                        f"    doc: {did}\n    page: {p}\n    quote: {json.dumps(line, ensure_ascii=False)}\n")
     return root / "claims"
 
 
@@ -255,19 +290,109 @@ def main_default(args) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def main_scale(args) -> None:
-    base = Path(args.corpus) if args.corpus else Path(tempfile.gettempdir()) / "reportgen-scale-corpus"
+SCALE_CORPUS = "50 PDFs x 230 pages of Chinese text, 1000 facts on 800 pages (v2)\n"
+
+
+def scale_corpus(args) -> Path:
+    """The scale corpus's folder, generated (about a minute on two cores) unless it is there."""
+    base = Path(args.corpus) if args.corpus else Path(tempfile.gettempdir()) / "reportgen-scale-zh"
     if REPO in base.resolve().parents:
         raise SystemExit("put the scale corpus outside the repository")
     marker = base / "ready"
-    if not marker.exists():
+    if not marker.exists() or marker.read_text() != SCALE_CORPUS:
         t = time.perf_counter()
         shutil.rmtree(base, ignore_errors=True)
-        make_corpus(base, n_docs=50, n_pages=230, n_facts=1000, n_fact_pages=800)
-        marker.write_text("50x230, 1000 facts on 800 pages\n")
+        make_corpus(base, n_docs=50, n_pages=230, n_facts=1000, n_fact_pages=800, zh=True)
+        marker.write_text(SCALE_CORPUS)
         print(f"generated corpus in {time.perf_counter() - t:.1f} s at {base}")
-    # sub-ledgers: the facts on the first K fact pages
+    return base
+
+
+def split_by_doc(tasks: list[dict], n: int) -> list[list[dict]]:
+    """Tasks dealt into n groups by document, balanced by pages touched (heaviest first)."""
+    pages: dict[str, set[int]] = {}
+    for t in tasks:
+        pages.setdefault(t["pdf"], set()).update(range(t["page"], t["page_end"] + 1))
+    bins: list[tuple[int, list[str]]] = [(0, []) for _ in range(n)]
+    for pdf in sorted(pages, key=lambda k: (-len(pages[k]), k)):
+        bins.sort(key=lambda b: b[0])
+        bins[0] = (bins[0][0] + len(pages[pdf]), bins[0][1] + [pdf])
+    return [[t for t in tasks if t["pdf"] in set(docs)] for _, docs in bins]
+
+
+def timed_together(cmds: list[list[str]]) -> float:
+    """Wall time of several fresh processes started at once, until the last one ends."""
+    wrapper = ("import subprocess, sys, time, json\n"
+               "cmds = json.loads(sys.argv[1]); t = time.perf_counter()\n"
+               "ps = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in cmds]\n"
+               "rcs = [p.wait() for p in ps]\n"
+               "print(json.dumps([max(rcs), time.perf_counter() - t]))\n")
+    p = subprocess.run([PY, "-c", wrapper, json.dumps(cmds)], capture_output=True, text=True)
+    rc, dt = json.loads(p.stdout)
+    if rc != 0:
+        raise SystemExit(f"failed ({rc}): {cmds}\n{p.stderr}")
+    return dt
+
+
+def main_scale(args) -> None:
+    base = scale_corpus(args)
     sys.path.insert(0, str(REPO))
+    full = base / "claims"
+    work = Path(tempfile.mkdtemp(prefix="reportgen-bench-"))
+    try:
+        tasks = fact_tasks(full)
+        (work / "floor.py").write_text(FLOOR)
+        tfile = work / "tasks.json"
+        tfile.write_text(json.dumps(tasks))
+        halves = []
+        for i, group in enumerate(split_by_doc(tasks, 2)):
+            halves.append(work / f"tasks-{i}.json")
+            halves[-1].write_text(json.dumps(group))
+        n_pages = len({(t["pdf"], p) for t in tasks for p in range(t["page"], t["page_end"] + 1)})
+        out = base / "out" / "site"
+        out.parent.mkdir(exist_ok=True)
+        res: dict[str, list[float]] = {"f1": [], "f2": [], "j1": [], "j2": []}
+        loads = [os.getloadavg()[0]]
+        for i in range(args.runs):
+            fo = work / f"floor-{i}"
+            fo.mkdir()
+            res["f1"].append(timed([PY, str(work / "floor.py"), str(tfile), str(fo)])[0])
+            res["j1"].append(cold(full, out, 1)[0])
+            fo2 = work / f"floor2-{i}"
+            fo2.mkdir()
+            res["f2"].append(timed_together([[PY, str(work / "floor.py"), str(h), str(fo2)]
+                                             for h in halves]))
+            res["j2"].append(cold(full, out, 2)[0])
+            shutil.rmtree(fo)
+            shutil.rmtree(fo2)
+            loads.append(os.getloadavg()[0])
+        med = {k: statistics.median(v) for k, v in res.items()}
+        r1 = statistics.median(j / f for j, f in zip(res["j1"], res["f1"]))
+        r2 = statistics.median(a / b for a, b in zip(res["j1"], res["j2"]))
+        rf = statistics.median(a / b for a, b in zip(res["f1"], res["f2"]))
+        print(f"corpus: 50 PDFs x 230 pages of Chinese text = 11,500 pages; {len(tasks)} facts "
+              f"on {n_pages} pages; medians of {args.runs} rounds; {os.cpu_count()} CPUs, "
+              f"load average {min(loads):.1f}-{max(loads):.1f} (1 min) while timing")
+        print(f"{'what':58}{'median s':>10}")
+        for k, label in (("f1", "floor x1: PyMuPDF only, one process"),
+                         ("f2", "floor x2: the same split by document, two processes"),
+                         ("j1", "cold reportgen build --jobs 1"),
+                         ("j2", "cold reportgen build --jobs 2")):
+            print(f"{label:58}{med[k]:>10.2f}")
+        print()
+        checks = [("jobs 1 / floor x1", r1, "<= 1.15", r1 <= 1.15),
+                  ("jobs 1 / jobs 2", r2, ">= 1.9", r2 >= 1.9)]
+        for name, val, target, ok in checks:
+            print(f"{name:22} {val:6.2f}   target {target:7} {'met' if ok else 'NOT met'}")
+        print(f"{'floor x1 / floor x2':22} {rf:6.2f}   (what two processes give the floor)")
+        if args.sweep:
+            sweep(base)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def sweep(base: Path) -> None:
+    """Cold and warm build time against pages touched (200/400/800), and peak RSS."""
     import re
 
     full = base / "claims"
@@ -282,10 +407,8 @@ def main_scale(args) -> None:
             blocks.append((m.group(1), b, (did, page)))
             facts_by_page.setdefault((did, page), []).append(m.group(1))
     pages_sorted = sorted(facts_by_page)
-    print(f"corpus: 50 PDFs x 230 pages = 11,500 pages; {len(blocks)} facts on "
-          f"{len(pages_sorted)} pages; medians of {args.runs} cold runs")
+    print()
     print(f"{'pages':>6} {'facts':>6} {'jobs':>5} {'cold s':>8} {'warm s':>8} {'peak RSS MiB':>13}")
-    results = {}
     for k in (200, 400, 800):
         keep = set(pages_sorted[:k])
         led = base / f"claims-{k}"
@@ -297,20 +420,12 @@ def main_scale(args) -> None:
             f.write(f"report:\n  id: P{k}\n  title: Facts on {k} pages\n  summary: Scale.\nclaims:\n")
             for _, b, _ in sel:
                 f.write(b)
-        for jobs in ((1, 2) if k == 800 else (1,)):
+        for jobs in (1, 2):
             out = base / f"out-{k}-{jobs}" / "site"
             out.parent.mkdir(exist_ok=True)
-            cs, rs = [], []
-            for _ in range(args.runs):
-                dt, rss = cold(led, out, jobs)
-                cs.append(dt)
-                rs.append(rss)
-            warm = statistics.median(timed(build_cmd(led, out, jobs))[0] for _ in range(args.runs))
-            results[(k, jobs)] = statistics.median(cs)
-            print(f"{k:>6} {len(sel):>6} {jobs:>5} {statistics.median(cs):>8.2f} {warm:>8.2f} "
-                  f"{max(rs) / 1024:>13.0f}")
-    print(f"--jobs 2 speed-up on 800 pages: {results[(800, 1)] / results[(800, 2)]:.2f}x "
-          f"({os.cpu_count()} CPUs)")
+            dt, rss = cold(led, out, jobs)
+            warm = timed(build_cmd(led, out, jobs))[0]
+            print(f"{k:>6} {len(sel):>6} {jobs:>5} {dt:>8.2f} {warm:>8.2f} {rss / 1024:>13.0f}")
 
 
 def precompile() -> None:
@@ -328,6 +443,8 @@ def main() -> None:
     ap.add_argument("--plumber-runs", type=int, default=5)
     ap.add_argument("--ledger", default=str(REPO / "claims"))
     ap.add_argument("--scale", action="store_true")
+    ap.add_argument("--sweep", action="store_true",
+                    help="with --scale: also time 200/400/800 pages touched, with peak RSS")
     ap.add_argument("--corpus", help="folder for the scale corpus (kept between runs)")
     ap.add_argument("--no-precompile", action="store_true",
                     help="time reportgen as checked out (no .pyc written first)")

@@ -116,6 +116,29 @@ def test_png_bytes_are_deterministic(tmp_path):
         assert crops.render_crop(d1[0], box, [box]) == crops.render_crop(d2[0], box, [box])
 
 
+
+def test_crops_of_one_page_share_its_display_list(tmp_path):
+    pdf = sitekit.make_pdf(tmp_path / "a.pdf")
+    boxes = [sitekit.line_rect(pdf, 1, line) for line in sitekit.LINES_P1[:2]]
+    with pymupdf.open(pdf) as doc:
+        page = doc[0]
+        dl = page.get_displaylist()
+        shared = [crops.render_crop(page, b, [b], dl) for b in boxes]
+        assert shared == [crops.render_crop(page, b, [b]) for b in boxes]
+        assert shared[0] != shared[1]
+
+
+def test_crops_drawn_from_the_kept_copy_not_the_path(tmp_path):
+    pdf = sitekit.make_pdf(tmp_path / "a.pdf")
+    keep = tmp_path / "kept.pdf"
+    keep.write_bytes(pdf.read_bytes())
+    sha = sitekit.sha256(pdf)
+    r = sitekit.line_rect(pdf, 1, sitekit.LINES_P1[0])
+    jobs = crops.crop_jobs("k", pdf, sha, Anchor(1, 1, r, "exact", ((1, r),)), keep)
+    pdf.write_bytes(b"%PDF-1.4 replaced while the build ran")
+    cached, stats = crops.ensure_crops(jobs, tmp_path / "cache")
+    assert stats.rendered == 1 and cached["k.png"].read_bytes().startswith(b"\x89PNG")
+
 def _jobs(tmp_path):
     pdf = sitekit.make_pdf(tmp_path / "a.pdf")
     sha = sitekit.sha256(pdf)

@@ -149,20 +149,19 @@ def test_page_cache_is_bounded_lru(tmp_path):
     assert ds.page_text("a", 2).number == 2  # reopens on demand
 
 
-# ---- the after_doc hook: crops made by the process that checked the document --------
+# ---- the after_doc hook: the checked bytes kept by the process that checked them ------
 
 
 @pytest.mark.parametrize("jobs", [1, 3])
-def test_early_crops_in_every_worker(tmp_path, jobs):
-    from reportgen.site.write import EarlyCrops
-    from reportgen.model import FactResult
-    from reportgen.pdf.crops import crop_jobs
+def test_checked_bytes_kept_in_every_worker(tmp_path, jobs):
+    import hashlib
+
+    from reportgen.site.write import KeepChecked, pdf_store
 
     claims = make_ledger(tmp_path)
-    early = EarlyCrops(tmp_path / "cache")
-    v = verify_ledger(load_ledger([claims]), jobs=jobs, after_doc=early)
-    keys = {j.key() for cid, r in v.results.items() if isinstance(r, FactResult) and r.anchor
-            for j in crop_jobs(cid, v.ledger.documents[v.ledger.claims[cid].doc].path,
-                               r.sha256, r.anchor)}
-    assert early.rendered == len(keys) > 4  # counted across processes, duplicates once
-    assert {p.stem for p in (tmp_path / "cache").glob("*.png")} == keys
+    keep = KeepChecked(tmp_path / "cache")
+    v = verify_ledger(load_ledger([claims]), jobs=jobs, after_doc=keep)
+    kept = {p.name: p.read_bytes() for p in pdf_store(tmp_path / "cache").glob("*.pdf")}
+    files = {f"{hashlib.sha256(b).hexdigest()}.pdf": b
+             for b in (tmp_path.joinpath(f"d{i}.pdf").read_bytes() for i in range(4))}
+    assert kept == files and set(v.sha256.values()) == {n[:-4] for n in files}

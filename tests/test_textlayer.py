@@ -122,3 +122,15 @@ def test_index_leaves_out_a_running_head_set_inside_the_page():
     _, chunks = chunk_blocks(blocks)
     text = " ".join(c.text for c in chunks)
     assert "CHAPTER" not in text and "Body line 3 of page 2" in text
+
+
+@pytest.mark.parametrize("lines", [["x"] * 400, ["word " * 30] * 40, ["供应商一 6,928,853,013.03"] * 60,
+                                   ["a b c"] * 200])
+def test_plain_text_is_at_most_a_sixteenth_of_the_text_pool(lines):
+    """extract_page skips the plain-text count of a page whose text pool is under 16 bytes
+    a character of the limit: MuPDF must keep allocating characters and lines there."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=2000, height=4000)
+    page.insert_text((10, 20), lines, fontsize=8, fontname="china-s")
+    tp = page.get_textpage(flags=FLAGS)
+    assert 16 * len(tp.extractText()) <= pymupdf.mupdf.ll_fz_pool_size(tp.this.m_internal.pool)

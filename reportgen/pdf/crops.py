@@ -18,9 +18,9 @@ drawn) nor wider or taller than MAX_CROP_SIDE: a larger region (a quote spread o
 
 Crops are cached under a key of (PDF SHA-256, page, box, rects, renderer version), so a
 rebuild with nothing changed renders nothing. The SHA-256 is the one of the bytes the facts
-were checked against: crops are drawn from the document opened for checking (build.py's
-EarlyCrops), or from a file whose bytes hash to it (`documents.open_verified`), never from
-whatever the path holds by then.
+were checked against: crops are drawn from a file whose bytes hash to it
+(`documents.open_verified`: the copy kept while checking, see site/write.py's KeepChecked),
+never from whatever the path holds by then.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class CropJob:
     page: int  # 1-based page index
     box: BBox  # union of the match on this page, displayed coordinates
     rects: tuple[BBox, ...]  # one per matched line on this page
+    source: str = ""  # the file to draw from when not `pdf` (the copy kept while checking)
 
     def key(self) -> str:
         import pymupdf  # the version is part of the key: another MuPDF may rasterise differently
@@ -90,14 +91,17 @@ def _page_rects(anchor: Anchor) -> dict[int, list[BBox]]:
     return out
 
 
-def crop_jobs(fact_id: str, pdf: Path | str, sha256: str, anchor: Anchor) -> list[CropJob]:
-    """One job per page the quote touches, first page first."""
+def crop_jobs(fact_id: str, pdf: Path | str, sha256: str, anchor: Anchor,
+              source: Path | str | None = None) -> list[CropJob]:
+    """One job per page the quote touches, first page first; drawn from `source` (a copy
+    of the checked bytes) when given, else from `pdf`."""
     rects = _page_rects(anchor)
     names = crop_names(fact_id, anchor)
+    src = os.fspath(source) if source is not None else ""
     jobs = []
     for pno in sorted(rects):
         rs = tuple(rects[pno])
-        jobs.append(CropJob(names[pno], os.fspath(pdf), sha256, pno, union(rs), rs))
+        jobs.append(CropJob(names[pno], os.fspath(pdf), sha256, pno, union(rs), rs, src))
     return jobs
 
 
@@ -130,16 +134,19 @@ def crop_scales(anchor: Anchor) -> dict[int, float]:
     return out
 
 
-def render_crop(page, box: BBox, rects: Sequence[BBox]) -> bytes:
+def render_crop(page, box: BBox, rects: Sequence[BBox], display_list=None) -> bytes:
     """PNG bytes of the padded clip around `box` on a PyMuPDF page, lines highlighted,
-    at crop_scale(box) pixels per point."""
+    at crop_scale(box) pixels per point. `display_list` (the page's, from
+    page.get_displaylist()) spares a page with several crops reading its content again:
+    Page.get_pixmap makes one per call and draws from it, so the pixels are the same."""
     import pymupdf
 
     pr = page.rect
     clip = pymupdf.Rect(crop_clip(box, (pr.x0, pr.y0, pr.x1, pr.y1)))
     s = crop_scale(box)
     mat = pymupdf.Matrix(s, s)
-    pix = page.get_pixmap(matrix=mat, clip=clip, alpha=False)
+    dl = display_list if display_list is not None else page.get_displaylist()
+    pix = dl.get_pixmap(matrix=mat, colorspace=pymupdf.csRGB, alpha=False, clip=clip)
     if pix.colorspace.n != 3:
         pix = pymupdf.Pixmap(pymupdf.csRGB, pix)
     full = pix.irect
@@ -192,33 +199,44 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 def _render_group(args: tuple[str, list[tuple[CropJob, str]]]) -> int:
     """Render jobs (sorted by pdf, page) into the cache; each PDF opened once, and only
-    when its bytes still hash to the job's SHA-256 (DocumentError otherwise). -> count."""
+    when its bytes still hash to the job's SHA-256 (DocumentError otherwise); each page's
+    content read once however many crops it has. -> count."""
     from reportgen.pdf.documents import open_verified
 
     cache, items = args
     n = 0
     doc = None
     doc_key = None
+    page_key = dl = None
     try:
         for job, key in items:
             if (job.pdf, job.sha256) != doc_key:
                 if doc is not None:
                     doc.close()
                     doc = None
-                doc = open_verified(Path(job.pdf), job.sha256)
+                doc = open_verified(Path(job.source or job.pdf), job.sha256)
                 doc_key = (job.pdf, job.sha256)
-            _write_atomic(Path(cache) / f"{key}.png", _render_job(doc, job))
+            if (doc_key, job.page) != page_key:
+                dl = None
+                page_key = (doc_key, job.page)
+            png, dl = _render_job(doc, job, dl)
+            _write_atomic(Path(cache) / f"{key}.png", png)
             n += 1
     finally:
+        dl = None
         if doc is not None:
             doc.close()
     return n
 
 
-def _render_job(doc, job: CropJob) -> bytes:
-    """render_crop for a job; MuPDF's failures become a DocumentError naming the page."""
+def _render_job(doc, job: CropJob, dl=None):
+    """render_crop for a job -> (PNG, the page's display list for the next crop of that
+    page); MuPDF's failures become a DocumentError naming the page."""
     try:
-        return render_crop(doc[job.page - 1], job.box, job.rects)
+        page = doc[job.page - 1]
+        if dl is None:
+            dl = page.get_displaylist()
+        return render_crop(page, job.box, job.rects, dl), dl
     except Exception as e:
         from reportgen.pdf.documents import is_limit, mupdf_message
 
@@ -227,23 +245,6 @@ def _render_job(doc, job: CropJob) -> bytes:
             "the file is damaged: download or export it again"
         raise DocumentError(f"p.{job.page} cannot be drawn for the crop {job.name} "
                             f"({mupdf_message(e)}); {why}", job.pdf) from e
-
-
-def render_open(doc, jobs: Sequence[CropJob], cache_dir: Path) -> int:
-    """Render the jobs' missing crops into the cache from an already-open PDF (the one
-    the facts were just checked against: same bytes, no second open). -> count rendered."""
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    n = 0
-    done: set[str] = set()
-    for job in sorted(jobs, key=lambda j: (j.page, j.name)):
-        key = job.key()
-        path = cache_dir / f"{key}.png"
-        if key in done or path.exists():
-            continue
-        done.add(key)
-        _write_atomic(path, _render_job(doc, job))
-        n += 1
-    return n
 
 
 def _split(items: list, n: int) -> list[list]:

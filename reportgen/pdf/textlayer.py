@@ -40,6 +40,18 @@ class TooManyChars(ValueError):
         self.count = count
 
 
+def _may_exceed(tp: pymupdf.TextPage) -> bool:
+    """False when the text page is too small to hold MAX_PAGE_CHARS characters, so the
+    plain-text count (a tenth of the extraction's time) can be skipped: MuPDF allocates
+    every character (72 bytes) and line of it from one pool, and the plain text has one
+    character per character and one newline per line, so it is at most a sixteenth of the
+    pool's bytes long."""
+    try:
+        return pymupdf.mupdf.ll_fz_pool_size(tp.this.m_internal.pool) > 16 * MAX_PAGE_CHARS
+    except AttributeError:  # another binding: count
+        return True
+
+
 def _transform(m: tuple[float, ...], bb: tuple[float, float, float, float]) -> BBox:
     """A box through an affine matrix (a, b, c, d, e, f), as the box of its four corners."""
     a, b, c, d, e, f = m
@@ -56,9 +68,10 @@ def extract_page(page: pymupdf.Page) -> PageText:
 
     Raises TooManyChars for a page denser than MAX_PAGE_CHARS."""
     tp = page.get_textpage(flags=FLAGS)
-    count = len(tp.extractText())
-    if count > MAX_PAGE_CHARS:
-        raise TooManyChars(count)
+    if _may_exceed(tp):
+        count = len(tp.extractText())
+        if count > MAX_PAGE_CHARS:
+            raise TooManyChars(count)
     raw = page.get_text("rawdict", textpage=tp)
     del tp
     rot = page.rotation % 360

@@ -19,7 +19,7 @@ from reportgen.site import fingerprint
 from reportgen.site.helper import start_helper
 from reportgen.site.publish import check_out, publish
 from reportgen.site.swap import recover
-from reportgen.site.write import BuildStats, EarlyCrops, default_cache_dir
+from reportgen.site.write import BuildStats, KeepChecked, default_cache_dir
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,10 @@ def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | 
     # compiles the templates in another process while this one verifies
     helper = start_helper(out, templates)
     try:
-        # Each process keeps the bytes of the documents it checks and renders their crops
+        # Each process keeps the bytes of the documents it checks; the crops are drawn
         # from them, so nothing reads a document's path after it was checked.
-        early = EarlyCrops(default_cache_dir(out))
-        v = verify(paths, allow_outside=allow_outside, jobs=jobs, after_doc=early)
+        keep = KeepChecked(default_cache_dir(out))
+        v = verify(paths, allow_outside=allow_outside, jobs=jobs, after_doc=keep)
         lines = tuple(verdict_lines(v))
         if not v.ok:
             return BuildResult(out, lines, ok=False, written=False, up_to_date=False,
@@ -87,8 +87,7 @@ def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | 
             except OSError:  # no record only costs a full build next time
                 fingerprint.forget(site)
 
-        stats = publish(v, out, templates, jobs, helper=helper, on_swapped=record,
-                        prerendered=early.rendered)
+        stats = publish(v, out, templates, jobs, helper=helper, on_swapped=record)
     finally:
         if helper is not None:
             helper.shutdown(wait=True, cancel_futures=True)

@@ -39,8 +39,7 @@ def check_out(out: Path) -> None:
 
 def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
             cache_dir: Path | None = None, helper=None,
-            on_swapped: Callable[[Path], None] | None = None,
-            prerendered: int = 0) -> BuildStats:
+            on_swapped: Callable[[Path], None] | None = None) -> BuildStats:
     """build_site() into this output's temporary folder beside it, then swap it into place
     in one step (see reportgen.site.swap). A swap a killed build left half done is undone first.
 
@@ -50,7 +49,7 @@ def publish(v: Verification, out: Path, templates: Path | None = None, jobs: int
     recorded there, so it can never describe another build's output)."""
     out = Path(os.path.realpath(out) if os.path.islink(out) else os.path.abspath(out))
     try:
-        return _publish(v, out, templates, jobs, cache_dir, helper, on_swapped, prerendered)
+        return _publish(v, out, templates, jobs, cache_dir, helper, on_swapped)
     except OSError as e:  # an unwritable or vanished folder: the previous site is untouched
         hint = _WRITE_HINTS.get(e.errno or 0, "choose an --out in a folder you can write to")
         raise BuildError(f"cannot write {_written(e, out)} ({e.strerror or e}); the site was "
@@ -83,8 +82,8 @@ def _written(e: OSError, out: Path) -> str:
 
 
 def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
-             cache_dir: Path | None, helper, on_swapped: Callable[[Path], None] | None,
-             prerendered: int) -> BuildStats:
+             cache_dir: Path | None, helper, on_swapped: Callable[[Path], None] | None
+             ) -> BuildStats:
     check_out(out)
     with locked(out):
         recover_locked(out)  # a swap a killed build left half done; its leftovers
@@ -95,7 +94,7 @@ def _publish(v: Verification, out: Path, templates: Path | None, jobs: int,
         try:
             stats = build_site(v, new, templates, jobs,
                                cache_dir if cache_dir is not None else default_cache_dir(out),
-                               helper=helper, prerendered=prerendered, previous=out)
+                               helper=helper, previous=out)
             fingerprint.forget(out)  # from here on the recorded output is gone
             swap(new, out)
             if on_swapped is not None:

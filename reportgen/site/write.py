@@ -1,6 +1,6 @@
 """Write every file of a verified ledger's site into a folder (reportgen.site.publish
-puts that folder in place): pages in the helper process, crops from the checked bytes,
-the PDFs, evidence.jsonl and the bundle."""
+puts that folder in place): pages in the helper process while the crops are drawn from the
+checked bytes, the PDFs, evidence.jsonl and the bundle."""
 
 from __future__ import annotations
 
@@ -197,38 +197,22 @@ def write_standalone(out: Path, pages: dict[str, SlottedPage],
     return list(pages)
 
 
-class EarlyCrops:
+class KeepChecked:
     """An after_doc hook for verify(): right after a document's facts are checked, in the
-    process that checked them, keeps the bytes it was checked against (pdf_store, which the
-    site's pdfs/ link to) and renders its crops into the cache from the PDF still open
-    there. Nothing after the check reads the document's path again, so a file replaced
-    during the build is never published nor drawn. With --jobs N checking and rendering
-    share the N processes. The count of crops rendered lives in shared memory, so forked
-    workers add to it."""
+    process that checked them, keeps the bytes they were checked against in pdf_store,
+    which the site's pdfs/ link to and its crops are drawn from. Nothing after the check
+    reads the document's path again, so a file replaced during the build is never
+    published nor drawn. The crops themselves wait until every verdict is in, so they are
+    drawn while the template helper renders the pages (and never for a failing build)."""
 
     def __init__(self, cache_dir: Path) -> None:
-        import multiprocessing
-
         self.cache_dir = cache_dir
-        self._count = multiprocessing.get_context("fork").Value("q", 0)
 
     def __call__(self, ledger, doc_id: str, docs, results: dict[str, FactResult]) -> None:
-        from reportgen.pdf.crops import crop_jobs, render_open
-
-        path = ledger.documents[doc_id].path
-        jobs = [j for cid, r in results.items() if r.anchor is not None
-                for j in crop_jobs(cid, path, r.sha256 or "", r.anchor)]
         try:
             docs.save_copy(doc_id, pdf_store(self.cache_dir))
-            n = render_open(docs.pdf(doc_id), jobs, self.cache_dir) if jobs else 0
-        except OSError:  # an unwritable cache: the build re-reads the file, checking its hash
+        except OSError:  # an unwritable store: the build re-reads the file, checking its hash
             return
-        with self._count.get_lock():
-            self._count.value += n
-
-    @property
-    def rendered(self) -> int:
-        return int(self._count.value)
 
 
 def previous_evidence(site: Path | None) -> str | None:
@@ -243,13 +227,13 @@ def previous_evidence(site: Path | None) -> str | None:
 
 
 def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: int = 1,
-               cache_dir: Path | None = None, helper=None, prerendered: int = 0,
+               cache_dir: Path | None = None, helper=None,
                previous: Path | None = None) -> BuildStats:
     """Write the whole site into `out` (created if needed). Refuses an unverified ledger.
 
-    `helper` (from start_helper) renders the HTML while this process renders the crops;
-    without it the crops go to worker processes while this one writes the HTML.
-    `prerendered` crops were made during verification (EarlyCrops) and count as rendered."""
+    `helper` (from start_helper) renders the HTML while this process (and with jobs > 1
+    its workers) renders the crops; without it the crops go to worker processes while this
+    one writes the HTML. Crops are drawn from the checked bytes kept by KeepChecked."""
     from reportgen.site.bundle import write_bundle
     from reportgen.pdf.crops import crop_jobs, start_crops
     from reportgen.pdf.documents import copy_verified
@@ -260,28 +244,29 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     cache = cache_dir if cache_dir is not None else default_cache_dir(out)
     bytecode = cache.parent / "jinja"
 
-    # crops: one job per page a quote touches, rendered only when not cached
+    # the PDFs: the bytes the facts were checked against (kept by KeepChecked), or the file
+    # read again and refused unless it hashes the same
+    pdf_names = site_pdf_names(v)
+    checked: dict[str, Path] = {}
+    (out / "pdfs").mkdir(exist_ok=True)
+    for did, name in sorted(pdf_names.items()):
+        d = v.ledger.documents[did]
+        checked[did] = copy_verified(d.path, v.sha256.get(did), pdf_store(cache), d.sha256)
+        link_or_copy(checked[did], out / "pdfs" / name)
+
+    # crops: one job per page a quote touches, drawn from the checked copy, rendered only
+    # when not cached
     cjobs = []
     crops: dict[str, list[tuple[int, str]]] = {}
     for cid, c in v.ledger.claims.items():
         r = v.results.get(cid)
         if not (isinstance(c, Fact) and isinstance(r, FactResult) and r.anchor is not None):
             continue
-        doc = v.ledger.documents[c.doc]
         sha = r.sha256 or v.sha256.get(c.doc) or ""
-        js = crop_jobs(cid, doc.path, sha, r.anchor)
+        js = crop_jobs(cid, v.ledger.documents[c.doc].path, sha, r.anchor, checked[c.doc])
         cjobs.extend(js)
         crops[cid] = [(j.page, f"anchors/{j.name}") for j in js]
-    pdf_names = site_pdf_names(v)
     args = (v, out, templates, pdf_names, crops, bytecode)
-
-    # the PDFs: the bytes the facts were checked against (saved by EarlyCrops), or the file
-    # read again and refused unless it hashes the same
-    (out / "pdfs").mkdir(exist_ok=True)
-    for did, name in sorted(pdf_names.items()):
-        d = v.ledger.documents[did]
-        src = copy_verified(d.path, v.sha256.get(did), pdf_store(cache), d.sha256)
-        link_or_copy(src, out / "pdfs" / name)
 
     fut = sfut = None
     if helper is not None:
@@ -313,6 +298,5 @@ def build_site(v: Verification, out: Path, templates: Path | None = None, jobs: 
     with writing(out / "reportgen-bundle.zip"):
         n_entries = write_bundle(out / "reportgen-bundle.zip", files)
     return BuildStats(reports=len(v.ledger.reports), pages=len(pages), crops=len(cjobs),
-                      crops_rendered=cstats.rendered + prerendered,
-                      crops_cached=cstats.cached - prerendered,
+                      crops_rendered=cstats.rendered, crops_cached=cstats.cached,
                       pdfs=len(pdf_names), bundle_entries=n_entries)

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 import pdf_fixtures as F
 import sitekit
 from reportgen.site.publish import publish
-from reportgen.site.write import EarlyCrops, default_cache_dir
+from reportgen.site.write import KeepChecked, default_cache_dir
 from reportgen.cli import main
 from reportgen.errors import DocumentError, ReportgenError
 from reportgen.model import Document, FactResult, Loc
@@ -79,10 +79,10 @@ def test_hardening_05_a_pdf_swapped_after_verification_is_never_published(tmp_pa
     original = pdf.read_bytes()
     sha = hashlib.sha256(original).hexdigest()
     out = tmp_path / "l" / "site"
-    early = EarlyCrops(default_cache_dir(out))
+    keep = KeepChecked(default_cache_dir(out))
 
     def check_then_swap(ledger, doc_id, docs, results):
-        early(ledger, doc_id, docs, results)
+        keep(ledger, doc_id, docs, results)
         _swap(pdf)
 
     v = verify([claims], after_doc=check_then_swap)
