@@ -48,8 +48,9 @@ def error_problems(e: ReportgenError) -> list[Problem]:
 
 
 def verdict_problems(v: Verification) -> list[Problem]:
-    """Each miss, mismatch or invalid inference, at the place its claim is written."""
-    out = []
+    """Each ledger error, miss, mismatch or invalid inference, at the place it is written
+    (a ledger error no longer stops the run: it comes with the other verdicts)."""
+    out = [q for p in v.problems for q in error_problems(p)]
     for cid, r in v.results.items():
         if r.status in ("hit", "ok", "valid"):
             continue
