@@ -256,3 +256,13 @@ def test_table_rows_in_one_block_are_rows_not_one_sentence() -> None:
     assert [t for t, _ in sentences(lines)] == [
         "Natural Questions 79,168 58,880 8,757 3,610", "TriviaQA 78,785 60,413 8,837 11,313",
         "The table lists 2 splits and 4 sets of questions."]
+
+
+@pytest.mark.parametrize("quote", ["a\u2028b", "x\u0085y", "p\u2029q", 'say "hi"\\'])
+def test_stub_quote_with_a_line_separator_reads_back_unchanged(quote: str) -> None:
+    """YAML folds a raw NEL, U+2028 or U+2029 in a double-quoted scalar: the stub escapes
+    them, so the quote pasted into a report is the quote on the page."""
+    import yaml
+    from reportgen.index.stubs import stub_yaml
+
+    assert yaml.safe_load(stub_yaml("x-1", "d", 1, quote))[0]["quote"] == quote

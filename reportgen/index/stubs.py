@@ -9,7 +9,6 @@ still finds it on the page: otherwise the text as it stands is quoted.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -103,8 +102,10 @@ WEAK_SHARE = 0.5
 
 
 def yaml_str(s: str) -> str:
-    """A YAML double-quoted scalar (JSON's string syntax is a subset of YAML's)."""
-    return json.dumps(s, ensure_ascii=False)
+    """A YAML double-quoted scalar that reads back as `s` (the one quoting `init` uses too)."""
+    from reportgen.ledger.scaffold import yaml_quote
+
+    return yaml_quote(s)
 
 
 def stub_yaml(cid: str, doc: str, page: int, quote: str) -> str:
