@@ -42,7 +42,8 @@ def test_committed_schema_file_is_current() -> None:
 
 
 def test_sample_claims_validate() -> None:
-    files = sorted((ROOT / "claims").glob("*.yaml"))
+    files = sorted(f for f in (ROOT / "claims").glob("*.yaml")
+                   if f.name not in ("schema.yaml", "entities.yaml"))  # their own schemas
     if not files:
         pytest.skip("no sample claims yet")
     for f in files:

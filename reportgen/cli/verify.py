@@ -43,8 +43,22 @@ def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool, jobs: int
 
 
 @click.command()
-def schema() -> None:
-    """Print the JSON Schema of a report file, for yaml-language-server."""
-    from reportgen.ledger.fields import schema_text
+@click.option("--of", "of", type=click.Choice(["report", "schema", "entities"]), default="report",
+              show_default=True, help="Which file's schema: a report file, schema.yaml or "
+              "entities.yaml.")
+@click.option("--all", "every", is_flag=True, help="All three, as one object keyed by --of's names.")
+def schema(of: str, every: bool) -> None:
+    """Print the JSON Schema of a report file (or schema.yaml, entities.yaml), for
+    yaml-language-server."""
+    import json
 
-    click.echo(schema_text(), nl=False)
+    from reportgen.graph.vocab import vocabulary_schemas
+    from reportgen.ledger.fields import report_schema, schema_text
+
+    if every:
+        click.echo(json.dumps({"report": report_schema(), **vocabulary_schemas()}, indent=2,
+                              ensure_ascii=False))
+    elif of == "report":
+        click.echo(schema_text(), nl=False)
+    else:
+        click.echo(json.dumps(vocabulary_schemas()[of], indent=2, ensure_ascii=False))

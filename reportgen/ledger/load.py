@@ -331,13 +331,18 @@ def _where(file: str, line: int) -> str:
     return f"{display_path(file)}:{line}"
 
 
+# schema.yaml and entities.yaml are the graph's vocabulary, read by reportgen.graph.vocab
+GRAPH_FILES = ("schema.yaml", "schema.yml", "entities.yaml", "entities.yml")
+
+
 def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     """The ledger folder and its claim files in sorted path order (a report file brings its
     folder's documents.yaml)."""
     if path.is_dir():
         # a broken symlink is kept, so it is reported rather than silently skipped
         files = sorted(p for p in path.iterdir() if (p.is_file() or p.is_symlink())
-                       and p.suffix in (".yaml", ".yml", ".jsonl"))
+                       and p.suffix in (".yaml", ".yml", ".jsonl")
+                       and p.name not in GRAPH_FILES)
         return path, files
     files = [path]
     for name in ("documents.yaml", "documents.yml"):

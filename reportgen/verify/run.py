@@ -39,6 +39,10 @@ def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1,
 
     stamp = verified_at()
     ledger = load_ledger(paths, allow_outside=allow_outside)
+    from reportgen.graph.bind import graph_problems
+    graph = graph_problems(ledger)  # schema, entities, edge binding (graph.md sections 1-2)
+    if graph:
+        raise LedgerErrors(graph)
     return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc)
 
 
