@@ -18,6 +18,7 @@ class LazyGroup(click.Group):
     COMMANDS = {"verify": "reportgen.cli.verify", "schema": "reportgen.cli.verify",
                 "build": "reportgen.cli.build", "index": "reportgen.cli.index",
                 "find": "reportgen.cli.index", "query": "reportgen.cli.query",
+                "communities": "reportgen.cli.communities",
                 "mcp": "reportgen.cli.mcp"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -1,0 +1,61 @@
+"""Summaries kept on disk by key (the community's fingerprint, the summariser and what it
+read), so a rebuild writes only the summaries of changed communities; the counts of
+reused, written and removed entries are the run's report. Stdlib only."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from reportgen.pdf.files import write_atomic
+
+
+class SummaryStore:
+    """One JSON file per summary under `folder` (one folder per summariser, so a run with
+    one summariser never removes another's, e.g. paid-for model summaries)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.used: set[str] = set()
+        self.reused = self.written = self.removed = 0
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        self.used.add(key)
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("key") != key:
+            return None
+        self.reused += 1
+        return data
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        self.used.add(key)
+        path = self._path(key)
+        blob = json.dumps(dict(entry, key=key), sort_keys=True, ensure_ascii=False, indent=1)
+        write_atomic(self.folder, [blob.encode("utf-8")], lambda: path, suffix=".json")
+        self.written += 1
+
+    def prune(self) -> None:
+        """Remove the summaries this run did not use: their communities are gone."""
+        try:
+            names = sorted(os.listdir(self.folder))
+        except FileNotFoundError:
+            return
+        for name in names:
+            if name.endswith(".json") and not name.startswith(".") \
+                    and name[:-5] not in self.used:
+                try:
+                    os.unlink(self.folder / name)
+                    self.removed += 1
+                except FileNotFoundError:
+                    pass
+
+    def counts(self) -> dict[str, int]:
+        return {"reused": self.reused, "written": self.written, "removed": self.removed}

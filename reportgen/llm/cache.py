@@ -1,0 +1,42 @@
+"""The on-disk response cache: one JSON file per (model, prompt, input), so a rerun of the
+same question or summary costs no call. Stdlib only."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from reportgen.pdf.files import write_atomic
+
+
+def cache_key(model: str, prompt_id: str, prompt_sha256: str, payload: Any) -> str:
+    """SHA-256 over the model, the prompt's version and file hash, and the input as
+    canonical JSON (sorted keys), so equal inputs share one entry whatever their order."""
+    blob = json.dumps({"model": model, "prompt": prompt_id, "prompt_sha256": prompt_sha256,
+                       "input": payload}, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Entries under `folder/<key[:2]>/<key>.json`; a damaged entry counts as missing."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and data.get("key") == key else None
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        path = self._path(key)
+        blob = json.dumps(dict(entry, key=key), sort_keys=True, ensure_ascii=False, indent=1)
+        write_atomic(path.parent, [blob.encode("utf-8")], lambda: path, suffix=".json")
