@@ -21,7 +21,7 @@ from mcpkit import sample_workspace, server_env
 from reportgen.cli import main
 
 TOOLS = {"find_evidence", "verify_quote", "get_claim", "list_reports", "submit_build_job",
-         "get_build_job"}
+         "get_build_job", "query_graph", "query_graph_global"}
 CODES = {"INVALID_ARGUMENT", "NOT_FOUND", "INDEX_NOT_READY", "UPSTREAM_ERROR",
          "INTERNAL_ERROR"}
 QUOTE = "供应商一 6,928,853,013.03 14.59%"
@@ -51,8 +51,9 @@ def result(r) -> dict[str, Any]:
 async def stdio_session(ws: Path) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
 
+    env = {k: v for k, v in server_env().items() if k != "ANTHROPIC_API_KEY"}
     params = StdioServerParameters(
-        command=sys.executable, cwd=str(ws), env=server_env(),
+        command=sys.executable, cwd=str(ws), env=env,
         args=["-m", "reportgen", "mcp", "claims", "--out", "site", "--max-output", "4000"])
     got: dict[str, Any] = {}
     async with Client(params) as c:
@@ -66,6 +67,18 @@ async def stdio_session(ws: Path) -> dict[str, Any]:
             "miss": ("verify_quote", {"doc": "300274", "page": 35, "quote": QUOTE}),
             "claim": ("get_claim", {"id": "s2-4"}),
             "reports": ("list_reports", {}),
+            "two_hops": ("query_graph", {
+                "question": "How are HyperStrong and Sieyuan Electric connected?",
+                "relations": ["strategic_cooperation"]}),
+            "unbound": ("query_graph", {"question": "Who supplies Zorblax Industries?"}),
+            "from": ("query_graph", {"question": "suppliers", "from": ["sungrow"],
+                                     "hops": 1, "relations": ["buys_from"]}),
+            "from_bad": ("query_graph", {"question": "x", "from": ["nobody"]}),
+            "bad_relation": ("query_graph", {"question": "x", "relations": ["Buys From"]}),
+            "bad_date": ("query_graph", {"question": "x", "as_of": "2025-13"}),
+            "global": ("query_graph_global", {"question": "Which companies cooperate "
+                                                          "strategically with CATL?"}),
+            "global_level": ("query_graph_global", {"question": "x", "level": 9}),
             "submit": ("submit_build_job", {}),
             "bad_k": ("find_evidence", {"query": "储能", "k": "five"}),
             "k_range": ("find_evidence", {"query": "储能", "k": 500}),
@@ -97,7 +110,7 @@ def test_lists_the_tools_with_bounded_schemas(stdio) -> None:
     for t in tools.values():
         assert t.description and t.input_schema["type"] == "object"
         assert t.input_schema["additionalProperties"] is False
-        assert "path" not in json.dumps(t.input_schema).lower()  # no tool takes a file path
+        assert not any("path" in k or "file" in k for k in t.input_schema["properties"])
     find = tools["find_evidence"].input_schema
     assert find["properties"]["query"]["maxLength"] == 2000
     assert find["properties"]["k"]["maximum"] == 50 and find["required"] == ["query"]
@@ -165,7 +178,41 @@ def test_a_second_build_of_an_unchanged_ledger_is_a_no_op(stdio) -> None:
     assert job["serving"] == "job-2"
 
 
+def test_query_graph_walks_two_hops_with_evidence(stdio) -> None:
+    r = stdio["two_hops"]
+    assert not r["is_error"] and r["build"] == "job-1" and r["truncated"] is False
+    ans = r["answer"]
+    assert ans["status"] == "ok"
+    assert {b["name"] for b in ans["bindings"]} == {"海博思创", "思源电气"}
+    (path,) = ans["paths"]
+    assert path["nodes"] == ["hyperstrong", "catl", "sieyuan"]
+    first, second = path["hops"]
+    assert first["direction"] == "reverse" and second["direction"] == "forward"
+    ev = first["evidence"][0]
+    assert ev["status"] == "hit" and ev["doc"] == "300750" and ev["page"] == 22
+    assert "海博思创" in ev["quote"] and len(ev["bbox"]) == 4
+    assert ans["truncated"] == {"fanout": 0, "paths": 0}  # the query's own counts
+
+
+def test_query_graph_unbound_and_from(stdio) -> None:
+    assert stdio["unbound"]["answer"]["status"] == "unbound"
+    ans = stdio["from"]["answer"]
+    assert ans["status"] == "ok" and len(ans["paths"]) == 5
+    assert all(p["hops"][0]["relation"] == "buys_from" for p in ans["paths"])
+
+
+def test_query_graph_global_cites_facts_that_hit(stdio) -> None:
+    r = stdio["global"]
+    assert not r["is_error"] and r["mode"] == "extractive"  # the test server has no key
+    assert r["answer"] and all(s["citations"] for s in r["answer"])
+    assert r["communities"]
+
+
 @pytest.mark.parametrize("key, code, words", [
+    ("from_bad", "NOT_FOUND", "not an entity id"),
+    ("bad_relation", "INVALID_ARGUMENT", "`relations`[0]"),
+    ("bad_date", "INVALID_ARGUMENT", "`as_of`"),
+    ("global_level", "INVALID_ARGUMENT", "from 0 to 5"),
     ("bad_k", "INVALID_ARGUMENT", "`k` must be a whole number"),
     ("k_range", "INVALID_ARGUMENT", "from 1 to 50"),
     ("long", "INVALID_ARGUMENT", "at most 2,000"),

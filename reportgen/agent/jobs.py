@@ -29,6 +29,7 @@ class Snapshot:
     reports: tuple[dict[str, Any], ...]
     documents: Mapping[str, Document]
     lines: tuple[str, ...]  # the verdict lines
+    ledger: Ledger  # what it was built from (graph queries walk its edges)
 
 
 def load_snapshot(job: str, result: BuildResult, ledger: Ledger) -> Snapshot:
@@ -48,7 +49,7 @@ def load_snapshot(job: str, result: BuildResult, ledger: Ledger) -> Snapshot:
                         "edges": sum(e.gap is None for e in rep.edges),
                         "gaps": sum(e.gap is not None for e in rep.edges)})
     return Snapshot(job, result.out, records, tuple(reports), dict(ledger.documents),
-                    result.lines)
+                    result.lines, ledger)
 
 
 @dataclass

@@ -15,22 +15,27 @@ def size(payload: Any) -> int:
     return len(json.dumps(payload, ensure_ascii=False))
 
 
-def cap(payload: dict[str, Any], limit: int, items: str | None = None) -> dict[str, Any]:
+def cap(payload: dict[str, Any], limit: int, items: str | tuple[str, ...] | None = None
+        ) -> dict[str, Any]:
     """`payload` with `truncated` set, fitted under `limit` characters: items dropped from
-    the end of the list `payload[items]` (counted in `omitted`), then the longest strings
-    cut in half, in turn, down to MIN_STRING characters each."""
+    the end of the list at `items` (a key, or a path of keys), counted in `omitted`; then
+    the longest strings cut in half, in turn, down to MIN_STRING characters each."""
     out = dict(payload)
     out["truncated"] = False
     if items is not None:
+        path = (items,) if isinstance(items, str) else items
+        holder = out
+        for key in path[:-1]:  # copy the way down: the caller's values stay as they are
+            holder[key] = holder = dict(holder[key])
+        whole = holder[path[-1]]
+        kept = holder[path[-1]] = list(whole)
         out["omitted"] = 0
-        kept = list(out[items])
-        out[items] = kept
         while kept and size(out) > limit:
             kept.pop()
             out["omitted"] += 1
             out["truncated"] = True
         if not kept and out["omitted"]:  # even one item is too large: keep it, cut its strings
-            kept.append(payload[items][0])
+            kept.append(whole[0])
             out["omitted"] -= 1
     while size(out) > limit:
         path = _longest(out)

@@ -24,7 +24,9 @@ from reportgen.agent.tools import TOOLS
 INSTRUCTIONS = (
     "Evidence tools over one claim ledger: every answer names the document, the page and "
     "the box it rests on. Search with find_evidence, check a quote with verify_quote "
-    "before citing it, read verified claims with get_claim and list_reports. Errors carry "
+    "before citing it, read verified claims with get_claim and list_reports, walk the "
+    "entity graph with query_graph (paths between named companies, every hop with its "
+    "page and quote) and ask broad questions with query_graph_global. Errors carry "
     "a code: INVALID_ARGUMENT, NOT_FOUND, INDEX_NOT_READY, UPSTREAM_ERROR, INTERNAL_ERROR.")
 
 

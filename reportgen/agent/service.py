@@ -9,12 +9,14 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from reportgen.agent.errors import (INDEX_NOT_READY, INVALID_ARGUMENT, NOT_FOUND,
                                     UPSTREAM_ERROR, ToolError, from_library)
+from reportgen.errors import LedgerErrors
 from reportgen.agent.jobs import BuildJobs, Snapshot
 from reportgen.agent.output import cap
 from reportgen.agent.tools import tool
@@ -47,6 +49,7 @@ class Service:
         self.allow_outside = allow_outside
         self.max_output = max_output
         run = builder or functools.partial(build, allow_outside=allow_outside)
+        self._summaries = threading.Lock()
         self.jobs = BuildJobs(builder=lambda: run(self.paths, self.out),
                               ledger_of=self._ledger_of, describe=_describe)
 
@@ -59,6 +62,8 @@ class Service:
             raise ToolError(NOT_FOUND, f"no tool named {name!r}")
         checked = t.check(args)
         try:
+            if "from" in checked:  # a Python keyword: the parameter is `starts`
+                checked["starts"] = checked.pop("from")
             return getattr(self, name)(**checked)
         except Exception as e:  # noqa: BLE001 - every failure reaches the agent with a code
             raise from_library(e) from e
@@ -79,7 +84,7 @@ class Service:
     def verify_quote(self, doc: str, page: int, quote: str) -> dict[str, Any]:
         """The verifier's verdict for a one-fact ledger over that document: the same rule,
         hints and record fields as `reportgen verify --json`."""
-        from reportgen.errors import DocumentError, LedgerErrors
+        from reportgen.errors import DocumentError
         from reportgen.model import Fact, Loc
         from reportgen.verify.records import claim_record, verdict_record
         from reportgen.verify.run import verify_ledger
@@ -118,6 +123,40 @@ class Service:
         snap = self._snapshot()
         return cap({"reports": list(snap.reports), "build": snap.job, "site": str(snap.site)},
                    self.max_output, "reports")
+
+    def query_graph(self, question: str, starts: list[str] | None, hops: int, fanout: int,
+                    relations: list[str] | None, as_of: str | None,
+                    limit: int) -> dict[str, Any]:
+        """`reportgen query --json` over the ledger of the last successful build."""
+        from reportgen.graph.query import Options, query_ledger
+
+        snap = self._snapshot()
+        opts = Options(hops=hops, fanout=fanout, relations=tuple(relations or ()),
+                       as_of=as_of, limit=limit)
+        try:
+            ans = query_ledger(snap.ledger, question, opts, tuple(starts or ()))
+        except LedgerErrors as e:  # an unknown `from` id
+            raise ToolError(NOT_FOUND, "; ".join(p.message for p in e.problems)) from e
+        return cap({"answer": ans.json, "build": snap.job}, self.max_output,
+                   ("answer", "paths"))
+
+    def query_graph_global(self, question: str, level: int, budget: int) -> dict[str, Any]:
+        """`reportgen query --global --json`: the model answers when the server has a key,
+        the lexical channels and extractive summaries otherwise."""
+        from reportgen.communities.answer import ask_global
+        from reportgen.communities.run import llm_cache_folder
+        from reportgen.llm.client import has_key
+
+        model = None
+        if has_key():
+            from reportgen.llm.client import Model
+
+            root = self.paths[0] if self.paths[0].is_dir() else self.paths[0].parent
+            model = Model.from_env(llm_cache_folder(root))
+        with self._summaries:  # the kept summaries are files: one writer at a time
+            ans, _ = ask_global(self.paths, question, level=level, budget=budget, model=model,
+                                allow_outside=self.allow_outside)
+        return cap(ans.as_dict(), self.max_output, "answer")
 
     def submit_build_job(self) -> dict[str, Any]:
         return self._job_record(self.jobs.submit())

@@ -143,6 +143,35 @@ TOOLS: tuple[Tool, ...] = (
          {"job_id": {"type": "string", "minLength": 1, "maxLength": 32,
                      "pattern": r"^job-[0-9]+$", "description": "as submit_build_job gave it"}},
          required=("job_id",)),
+    Tool("query_graph",
+         "Answer a question from the entity graph of the last successful build: the paths "
+         "between the entities it names (or one entity's neighbourhood), every hop with "
+         "its evidence (doc, page, quote, bbox, verified now) or its gap reason. Unbound "
+         "or ambiguous names come back with candidates; pass their ids in `from`.",
+         {"question": {**_TEXT, "description": "names companies or projects, e.g. "
+                                               "'Who supplies Sungrow?'"},
+          "from": {"type": "array", "maxItems": 5, "items": _ID,
+                   "description": "entity ids to start from, picked by hand"},
+          "hops": _int(1, 6, 2, "hop budget"),
+          "fanout": _int(1, 100, 20, "edges expanded at each entity (what is cut is counted)"),
+          "relations": {"type": "array", "maxItems": 20,
+                        "items": {"type": "string", "minLength": 1, "maxLength": 64,
+                                  "pattern": RELATION_PATTERN},
+                        "description": "follow only these relations"},
+          "as_of": {"type": "string", "minLength": 10, "maxLength": 10,
+                    "pattern": DATE_PATTERN,
+                    "description": "YYYY-MM-DD: edges whose valid_to is earlier are flagged "
+                                   "expired"},
+          "limit": _int(1, 200, 50, "paths at most (what is cut is counted)")},
+         required=("question",)),
+    Tool("query_graph_global",
+         "Answer a broad question from the summaries of the graph's communities at a "
+         "level: every sentence cites facts that hit. Uses the model when the server has "
+         "ANTHROPIC_API_KEY, the lexical channels and extractive summaries otherwise.",
+         {"question": {**_TEXT, "description": "a question about the whole ledger"},
+          "level": _int(0, 5, 0, "the community level (0: the coarsest)"),
+          "budget": _int(500, 32_000, 8000, "input tokens for the model calls")},
+         required=("question",)),
 )
 
 
