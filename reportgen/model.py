@@ -55,6 +55,7 @@ class Fact(_ClaimBase):
     values: tuple[tuple[str, float], ...] = ()
     kind: Literal["fact"] = "fact"
     value_texts: tuple[str, ...] = ()  # each value as written ("2.870"), for exact checks
+    draft: bool = False  # drafted by a model, not yet reviewed (`draft: true`)
 
     def __post_init__(self) -> None:
         if len(self.value_texts) != len(self.values):  # built in code: the floats' own forms
@@ -74,12 +75,14 @@ class Calc(_ClaimBase):
     tolerance: float | None
     kind: Literal["calc"] = "calc"
     tolerance_text: str | None = None  # the tolerance as written, compared exactly
+    draft: bool = False
 
 
 @dataclass(frozen=True)
 class Inference(_ClaimBase):
     basis: tuple[str, ...]
     kind: Literal["inference"] = "inference"
+    draft: bool = False
 
 
 Claim = Union[Fact, Calc, Inference]
@@ -96,6 +99,7 @@ class Edge:
     valid_from: str | None
     valid_to: str | None
     loc: Loc
+    draft: bool = False
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ def claim_record(v: Verification, cid: str, crops: Crops | None = None) -> dict[
                            "note": c.note, "basis": list(c.basis),
                            "status": r.status if r is not None else None,
                            "message": r.message if r is not None else ""}
+    if c.draft:  # drafted by a model and not reviewed yet: evidence.jsonl and the pages say so
+        rec["draft"] = True
     if isinstance(c, Fact):
         a = r.anchor if isinstance(r, FactResult) else None
         sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc)
