@@ -19,7 +19,7 @@ class LazyGroup(click.Group):
                 "build": "reportgen.cli.build", "index": "reportgen.cli.index",
                 "find": "reportgen.cli.index", "query": "reportgen.cli.query",
                 "communities": "reportgen.cli.communities",
-                "mcp": "reportgen.cli.mcp"}
+                "mcp": "reportgen.cli.mcp", "draft": "reportgen.cli.draft"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.COMMANDS))
