@@ -26,6 +26,8 @@ class _Binder:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
         self.m = EntityModel()
+        self.squashed: dict[str, list[str]] = {}  # entity id -> its names, squashed
+        self.quotes: dict[str, str] = {}  # fact id -> its quote, squashed
 
     def add(self, msg: str, file: str | None, line: int | None) -> None:
         self.m.problems.append(LedgerError(msg, file, line))
@@ -162,11 +164,15 @@ class _Binder:
         facts = [f for f in (self.ledger.claims.get(a) for a in e.anchors) if isinstance(f, Fact)]
         if not facts:
             return
-        names = [squash(n) for n in node.names() if squash(n)]
+        names = self.squashed.get(node.id)
+        if names is None:
+            names = self.squashed[node.id] = [s for s in map(squash, node.names()) if s]
         for f in facts:
             if f.doc in node.docs:
                 return
-            q = squash(f.quote)
+            q = self.quotes.get(f.id)
+            if q is None:
+                q = self.quotes[f.id] = squash(f.quote)
             if any(n in q for n in names):
                 return
         aka = f" (or {', '.join(node.aliases)})" if node.aliases else ""

@@ -21,12 +21,11 @@ def graph_of(model: EntityModel) -> nx.MultiDiGraph:
     for node in model.entities.values():
         g.add_node(node.id, name=node.name, type=node.type, aliases=tuple(node.aliases),
                    docs=node.docs)
-    for b in model.edges:
-        e = b.edge
-        g.add_edge(b.source, b.target, key=b.id, relation=e.relation, report=e.report,
-                   anchors=e.anchors, gap=e.gap, qualifiers=dict(b.qualifiers),
-                   valid_from=e.valid_from, valid_to=e.valid_to, file=e.loc.file,
-                   line=e.loc.line)
+    g.add_edges_from((b.source, b.target, b.id, {
+        "relation": b.edge.relation, "report": b.edge.report, "anchors": b.edge.anchors,
+        "gap": b.edge.gap, "qualifiers": dict(b.qualifiers), "valid_from": b.edge.valid_from,
+        "valid_to": b.edge.valid_to, "file": b.edge.loc.file, "line": b.edge.loc.line})
+        for b in model.edges)
     return g
 
 

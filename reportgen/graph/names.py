@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
 
+@functools.lru_cache(maxsize=1 << 16)  # endpoints repeat: a ledger names its hubs often
 def norm(name: str) -> str:
     """The form two names are compared in (graph.md section 2): NFKC, casefold, one space."""
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())

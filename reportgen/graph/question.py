@@ -18,8 +18,8 @@ STOPWORDS = frozenset("""a an and are as at behind between both by does do eithe
 have how in is it its of on or sit sits supply supplies supplier suppliers customer customers
 the their them to what which who whom why with between path paths link links relation
 relations connect connects connected""".split())
-CJK_SPLIT = re.compile("[的和与及跟同是在对向从之间有哪些什么谁吗呢了为把被并或还也都及以]+|供应商|客户|关系|公司|"
-                       "企业|路径|联系")
+CJK_SPLIT = re.compile("[的和与及跟同是在对向从间吗呢了]+|之间|哪些|什么|谁|供应商|客户|关系|公司|企业|"
+                       "路径|联系")
 SEGMENT = re.compile(r"[^\W_]+(?:[ '&.-][^\W_]+)*")
 
 
@@ -53,15 +53,24 @@ class NameIndex:
     def __init__(self, entities: Iterable[tuple[str, str, Iterable[str]]]) -> None:
         self.keys: dict[str, tuple[str, str]] = {}  # norm(name) -> (entity id, method)
         self.display: dict[str, str] = {}  # entity id -> name
-        self.grams: dict[str, set[str]] = {}  # bigram -> normalised names holding it
+        self._grams: dict[str, set[str]] | None = None  # bigram -> names holding it
         for eid, name, aliases in entities:
             self.display[eid] = name
             for text, method in ((name, "name"), *((a, "alias") for a in aliases), (eid, "id")):
                 key = norm(text)
                 if key and key not in self.keys:
                     self.keys[key] = (eid, method)
-                    for g in bigrams(key):
-                        self.grams.setdefault(g, set()).add(key)
+        self.longest = max(map(len, self.keys), default=0)
+
+    @property
+    def grams(self) -> dict[str, set[str]]:
+        """Built on the first fuzzy lookup: most questions name their entities exactly."""
+        if self._grams is None:
+            self._grams = {}
+            for key in self.keys:
+                for g in bigrams(key):
+                    self._grams.setdefault(g, set()).add(key)
+        return self._grams
 
     @classmethod
     def of_graph(cls, g) -> NameIndex:  # g: networkx graph with name/aliases node attrs
@@ -71,13 +80,11 @@ class NameIndex:
         """(start, end, key) of every name found in the normalised question, longest first,
         non-overlapping; a Latin name must stand as a word (ABB is not in ABBA)."""
         found = []
-        for key in self.keys:
-            start = q.find(key)
-            while start >= 0:
-                end = start + len(key)
-                if _word_ok(q, start, end):
+        for start in range(len(q)):  # every substring up to the longest name: a dict lookup
+            for end in range(start + 1, min(len(q), start + self.longest) + 1):
+                key = q[start:end]
+                if key in self.keys and _word_ok(q, start, end):
                     found.append((start, end, key))
-                start = q.find(key, start + 1)
         found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
         taken: list[tuple[int, int, str]] = []
         for f in found:
@@ -126,12 +133,17 @@ def mentions(rest: str) -> list[str]:
 def bind_question(question: str, index: NameIndex, threshold: float = THRESHOLD,
                   margin: float = MARGIN) -> Bound:
     """Bindings in question order; unbound and ambiguous mentions only as candidates."""
+    import unicodedata
+
+    shown = " ".join(unicodedata.normalize("NFKC", question).split())
     q = norm(question)
+    if len(shown) != len(q):  # casefolding changed a length (ß -> ss): positions differ
+        shown = q
     bindings: list[Binding] = []
     candidates: list[Candidate] = []
     status = "ok"
     spans = index.exact(q)
-    rest = list(q)
+    rest = list(shown)  # as written (case kept), for telling names from plain words
     for start, end, key in spans:
         eid, method = index.keys[key]
         bindings.append(Binding(q[start:end], eid, index.display[eid], 1.0, method))

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from reportgen.errors import BuildError
 from reportgen.model import Report, Verification
 from reportgen.verify.records import claim_record
-from reportgen.render.graph import layout
+from reportgen.render.entities import EntitySite
 from reportgen.render.markdown import cited_ids, make_renderer
 from reportgen.render.inline import CropSlots, SlottedPage, fill_crops
 from reportgen.render.paths import default_templates
@@ -197,6 +197,7 @@ class Renderer:
         # passed with every render (not env.globals: the environment is shared)
         self.common = dict(version=__version__, verified_at=sd.v.verified_at, chip=self.chip)
         self.markdown = make_renderer(lambda cid: str(self.chip(cid)))
+        self.entities = EntitySite(sd.v.ledger)  # graph/ pages, and entity links in reports
 
     def chip(self, cid: str) -> Markup:
         got = self._chips.get(cid)
@@ -256,14 +257,14 @@ class Renderer:
             seen.add(cid)
             extra.append(self.views[cid])
             wanted.extend(self.views[cid]["basis"])
-        graph = layout(rep.edges, rep.entities)
+        graph = self.entities.graph(rep.id, "" if not standalone else None)
         count = next(c for c in v.counts() if c.report == rep.id)
         claims = [self.views[c] for c in rep.claims]
         return {
             "report": rep, "summary": self.md(rep.summary), "sections": sections,
             "appendix": sorted(extra, key=lambda c: c["id"]), "graph": graph,
             "edges": sorted(rep.edges, key=lambda e: (e.source, e.relation, e.target)),
-            "count": count, "n_inferences": sum(c["kind"] == "inference" for c in claims),
+            "entity_link": self.entities.link, "count": count, "n_inferences": sum(c["kind"] == "inference" for c in claims),
             "standalone": standalone, "css": self._asset("assets/site.css", standalone),
             "js": self._asset("assets/site.js", standalone), "img": img,
         }
@@ -292,6 +293,10 @@ class Renderer:
         html = render(self.env, "report.html", **self.common,
                       **self.report_context(rep, True, slots))
         return slots.split(html)
+
+    def entity_pages(self) -> dict[str, str]:
+        """graph/index.html (the whole entity graph) and graph/<entity>.html."""
+        return self.entities.pages(self, render)
 
     def index_page(self) -> str:
         v = self.sd.v

@@ -115,11 +115,17 @@ def write_pages(v: Verification, out: Path, templates: Path | None, pdf_names: d
             open(out / "evidence.jsonl", "w", encoding="utf-8", newline="\n") as f:
         for rec in records.evidence_records(v, crops):
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        for rec in records.edge_records(v.ledger):
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     pages = ["index.html"]
     _write(out / "index.html", rend.index_page())
     for rep in v.ledger.reports:
         _write(out / f"{rep.id}.html", rend.report_page(rep))
         pages.append(f"{rep.id}.html")
+    (out / "graph").mkdir(exist_ok=True)
+    for name, text in sorted(rend.entity_pages().items()):
+        _write(out / name, text)
+        pages.append(name)
     return pages
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from reportgen.model import Calc, CalcResult, Fact, FactResult, Verification
+from reportgen.model import Calc, CalcResult, Fact, FactResult, Ledger, Verification
 from reportgen.pdf.crops import SCALE, crop_scales
 
 # fact id -> [(page, site path of its crop)], first page first (see site/plan.py)
@@ -93,6 +93,24 @@ def evidence_records(v: Verification, crops: Crops) -> Iterator[dict[str, Any]]:
         rec = claim_record(v, c.id, crops)
         for k in _EVIDENCE_DROP:
             del rec[k]
+        yield rec
+
+
+def edge_records(ledger: Ledger) -> Iterator[dict[str, Any]]:
+    """`evidence.jsonl`'s edge records, after the claims: one per edge, sorted by report then
+    edge id, its ends as entity ids (graph.md section 2)."""
+    from reportgen.graph.bind import bind_ledger
+
+    model = bind_ledger(ledger)
+    for b in sorted(model.edges, key=lambda b: (b.edge.report, b.id)):
+        e = b.edge
+        rec: dict[str, Any] = {"type": "edge", "id": b.id, "report": e.report, "from": b.source,
+                               "relation": e.relation, "to": b.target,
+                               "qualifiers": dict(b.qualifiers)}
+        rec.update({"anchors": list(e.anchors)} if e.gap is None else {"gap": e.gap})
+        rec.update({k: getattr(e, k) for k in ("valid_from", "valid_to") if getattr(e, k)})
+        if e.draft:
+            rec["draft"] = True
         yield rec
 
 
