@@ -104,11 +104,15 @@ def global_query(question: str, path: str | None, *, level: int = 0, budget: int
         click.echo(json_line(ans.as_dict()))
     else:
         p = ans.plan
-        click.echo(f"plan: {p['communities']} communities at level {ans.level}, "
-                   f"{p['map_calls']} map calls and {p['reduce_calls']} reduce call"
-                   f"{'' if p['reduce_calls'] == 1 else 's'}, about "
-                   f"{p['estimated_input_tokens']} input tokens (budget {p['budget']}; "
-                   f"{ans.mode})")
+        def n(k: int, what: str) -> str:
+            return f"{k} {what}{'' if k == 1 else 's'}"
+
+        comms = "community" if p["communities"] == 1 else "communities"
+        click.echo(f"plan: {p['communities']} {comms} at level {ans.level}, "
+                   f"{n(p['map_calls'], 'map call')} and {n(p['reduce_calls'], 'reduce call')}, "
+                   f"at most about {p['estimated_input_tokens']} input tokens (budget "
+                   f"{p['budget']} a call; {ans.mode}"
+                   + (f", {p['model']})" if "model" in p else ")"))
         if not ans.dry_run:
             if not ans.sentences:
                 click.echo("no cited sentence answers this question")

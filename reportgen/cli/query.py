@@ -35,11 +35,26 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @click.option("--json", "as_json", is_flag=True, help="One JSON object (graph.md section 3).")
 @click.option("--allow-outside", is_flag=True,
               help="Let document paths resolve outside the ledger's workspace.")
+@click.option("--global", "global_", is_flag=True, help="A question over the whole graph: map "
+              "over the community summaries at --level, reduce under --budget (graph.md 5).")
+@click.option("--level", default=0, show_default=True, type=click.IntRange(min=0),
+              help="With --global: the community level.")
+@click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=1),
+              help="With --global: the token budget of each call.")
+@click.option("--dry-run", is_flag=True, help="With --global: the plan, calls and tokens; no call.")
+@click.option("--extractive", is_flag=True,
+              help="With --global: answer without the model even when a key is set.")
 def query(question: str, path: str | None, starts: tuple[str, ...], hops: int, fanout: int,
           relations: tuple[str, ...], as_of: str | None, limit: int, as_json: bool,
-          allow_outside: bool) -> None:
+          allow_outside: bool, global_: bool, level: int, budget: int, dry_run: bool,
+          extractive: bool) -> None:
     """Answer QUESTION from the entity graph of the ledger at PATH (default claims/): the
     paths between the entities it names, every hop with its page and quote."""
+    if global_:
+        from reportgen.cli.communities import global_query
+
+        return global_query(question, path, level=level, budget=budget, dry_run=dry_run,
+                            as_json=as_json, extractive=extractive, allow_outside=allow_outside)
     from reportgen.cli.common import ledger_paths
     from reportgen.errors import ReportgenError
     from reportgen.graph.answer import answer_lines

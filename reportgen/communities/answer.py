@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from reportgen.llm.client import Model
     from reportgen.llm.prompts import Prompt
 
+# the extractive answer keeps sentences covering at least this share of what the best
+# sentence covers of the question (weighted by idf): the best, not every faint match
+MIN_COVER_SHARE = 0.5
 REDUCE_OUTPUT_ALLOWANCE = 1024  # tokens of the budget kept for the reduce call's own text
 
 
@@ -66,12 +69,14 @@ def _hits(comms: Communities) -> set[str]:
     return {f for f, info in comms.facts.items() if info.hit}
 
 
-def lexical_scores(question: str, sentences: Sequence[str]) -> list[float]:
-    """Each sentence's RRF score over the two lexical channels (0 when it shares no token
-    with the question): every channel ranks by the sum of the idf of the question's
-    tokens that the sentence holds."""
+def lexical_scores(question: str, sentences: Sequence[str]) -> tuple[list[float], list[float]]:
+    """Each sentence's RRF score over the two lexical channels (the order), and its share
+    of the question covered (the cut): every channel weighs the question's tokens by idf
+    over these sentences and scores a sentence by the weight of those it holds. Both are
+    0 for a sentence that shares no token with the question."""
     n = len(sentences)
     rankings = {}
+    cover = [0.0] * n
     for name, tok in (("ngram", ngram_tokens), ("unigram", unigram_tokens)):
         q = set(tok(question))
         docs = [set(tok(s)) & q for s in sentences]
@@ -79,13 +84,17 @@ def lexical_scores(question: str, sentences: Sequence[str]) -> list[float]:
         for d in docs:
             for t in d:
                 df[t] = df.get(t, 0) + 1
-        score = [sum(math.log(1 + n / df[t]) for t in d) for d in docs]
+        idf = {t: math.log(1 + n / df.get(t, 0.5)) for t in q}
+        total = sum(idf.values()) or 1.0
+        score = [sum(idf[t] for t in d) for d in docs]
+        for i in range(n):
+            cover[i] += score[i] / total / 2
         rankings[name] = [i for i in sorted(range(n), key=lambda i: (-score[i], i))
                           if score[i] > 0]
-    out = [0.0] * n
+    fused = [0.0] * n
     for f in rrf(rankings):
-        out[f.id] = f.score  # type: ignore[index]
-    return out
+        fused[f.id] = f.score  # type: ignore[index]
+    return fused, cover
 
 
 def answer_global(question: str, comms: Communities, summaries: Mapping[str, list[Sentence]],
@@ -108,11 +117,12 @@ def _extractive(question: str, units: list[tuple[Community, list[Sentence]]],
     if dry_run:
         return ans
     flat = [(k, s) for k, (_, sents) in enumerate(units) for s in sents]
-    scores = lexical_scores(question, [s["text"] for _, s in flat])
+    scores, cover = lexical_scores(question, [s["text"] for _, s in flat])
+    cut = max(cover, default=0.0) * MIN_COVER_SHARE
     best: dict[int, float] = {}
     for (k, _), sc in zip(flat, scores):
         best[k] = max(best.get(k, 0.0), sc)
-    ranked = sorted((i for i in range(len(flat)) if scores[i] > 0),
+    ranked = sorted((i for i in range(len(flat)) if scores[i] > 0 and cover[i] >= cut),
                     key=lambda i: (-best[flat[i][0]], flat[i][0], -scores[i], i))
     packed = pack([flat[i] for i in ranked], budget, policy=policy,
                   text=lambda ks: ks[1]["text"])

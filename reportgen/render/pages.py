@@ -295,8 +295,11 @@ class Renderer:
         return slots.split(html)
 
     def entity_pages(self) -> dict[str, str]:
-        """graph/index.html (the whole entity graph) and graph/<entity>.html."""
-        return self.entities.pages(self, render)
+        """graph/index.html (the whole entity graph), graph/<entity>.html and
+        graph/communities-<level>.html."""
+        from reportgen.render.communities import community_pages
+
+        return {**self.entities.pages(self, render), **community_pages(self, render)}
 
     def index_page(self) -> str:
         v = self.sd.v

@@ -1,0 +1,71 @@
+"""The site's communities pages on the sample: members, edges with chips, gaps apart, a
+summary whose every sentence has chips with their dialogs, linked from the graph pages."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    from reportgen.site.build import build
+
+    work = tmp_path_factory.mktemp("comm-site")
+    shutil.copytree(ROOT / "claims", work / "claims")
+    shutil.copytree(ROOT / "samples", work / "samples")
+    res = build([work / "claims"], work / "site")
+    assert res.ok
+    return work / "site"
+
+
+def _sections(html: str) -> list[str]:
+    return re.findall(r'<section class="community".*?</section>', html, re.S)
+
+
+def test_a_communities_page_per_level_with_cited_summaries(site):
+    html = (site / "graph" / "communities-0.html").read_text(encoding="utf-8")
+    sections = _sections(html)
+    assert len(sections) == 4
+    for sec in sections:
+        summary = re.search(r'<ul class="summary">(.*?)</ul>', sec, re.S)
+        if summary is None:
+            assert "No anchored edge inside" in sec
+            continue
+        for li in re.findall(r"<li>(.*?)</li>", summary.group(1), re.S):
+            chips = re.findall(r'data-claim="([^"]+)"', li)
+            assert chips, li
+    dialogs = set(re.findall(r'id="ev-([^"]+)"', html))
+    assert set(re.findall(r'data-claim="([^"]+)"', html)) <= dialogs
+    assert "s3-5" in dialogs
+
+
+def test_gaps_are_listed_apart_from_anchored_edges(site):
+    html = (site / "graph" / "communities-0.html").read_text(encoding="utf-8")
+    for sec in _sections(html):
+        inside, _, gaps = sec.partition("<h3>Gaps</h3>")
+        assert 'class="edge-gap"' not in inside
+        assert 'class="edge-anchored"' not in gaps
+
+
+def test_graph_and_entity_pages_link_to_the_communities(site):
+    graph = (site / "graph" / "index.html").read_text(encoding="utf-8")
+    assert 'href="communities-0.html"' in graph
+    comms = (site / "graph" / "communities-0.html").read_text(encoding="utf-8")
+    entity = (site / "graph" / "sungrow.html").read_text(encoding="utf-8")
+    assert 'href="communities-0.html#in-sungrow"' in entity
+    assert 'id="in-sungrow"' in comms
+    ids = re.findall(r'\sid="([^"]+)"', comms)
+    assert len(ids) == len(set(ids))  # a gap listed under two communities has no id twice
+
+
+def test_the_communities_page_is_in_the_bundle(site):
+    import zipfile
+
+    with zipfile.ZipFile(site / "reportgen-bundle.zip") as z:
+        assert "reportgen-bundle/graph/communities-0.html" in z.namelist()
