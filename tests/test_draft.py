@@ -103,7 +103,11 @@ def test_the_site_shows_drafts_as_unreviewed(drafted, ws: Path) -> None:
     assert "Draft, unreviewed" not in (ws / "site" / "S2.html").read_text(encoding="utf-8")
     recs = [json.loads(x) for x in (ws / "site" / "evidence.jsonl").read_text(
         encoding="utf-8").splitlines()]
-    assert {x["id"] for x in recs if x.get("draft")} == {"draft-300274-r1", "draft-300274-f3"}
+    drafts = [x for x in recs if x.get("draft")]
+    assert {x["id"] for x in drafts if x.get("type") != "edge"} == {"draft-300274-r1",
+                                                                     "draft-300274-f3"}
+    (edge,) = [x for x in drafts if x.get("type") == "edge"]
+    assert edge["anchors"] == ["draft-300274-r1"] and edge["report"] == "draft-300274"
 
 
 def test_what_the_ledger_refuses_is_dropped_and_counted(ws: Path) -> None:
