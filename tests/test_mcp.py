@@ -274,7 +274,11 @@ def http(ws: Path):
         got = anyio.run(http_session, f"http://127.0.0.1:{port}/mcp")
     finally:
         proc.terminate()
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
     got["stderr"] = err
     return got
 
