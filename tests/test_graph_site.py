@@ -62,6 +62,7 @@ def test_entity_page(sample: Path) -> None:
     assert 'Edges out <span class="muted">(9)</span>' in h
     assert '<a class="entity" href="sunwoda.html">欣旺达</a>' in out
     assert 'data-claim="s3-8"' in out and 'id="ev-s3-8"' in h
+    assert "share 2.60" in out  # a qualifier as its fact writes it, not as a float
     assert 'href="../pdfs/300274.pdf#page=36"' in h and 'src="../anchors/s3-8.png"' in h
     assert '<link rel="stylesheet" href="../assets/site.css">' in h
     h = read(sample, "graph/sunwoda.html")
@@ -139,3 +140,25 @@ def test_entity_names_are_escaped(tmp_path: Path) -> None:
         assert "<script>alert(1)</script>" not in t and '" onerror="x' not in t, f
         assert "<b>why</b>" not in t
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in read(out, "graph/evil.html")
+
+
+def test_editing_entities_yaml_rebuilds_the_graph_pages(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vocabulary files are inputs of the no-op check like any claim file."""
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    ws = tmp_path / "ws"
+    shutil.copytree(ROOT / "claims", ws / "claims")
+    shutil.copytree(ROOT / "samples" / "pdfs", ws / "samples" / "pdfs")
+    out = tmp_path / "site"
+    args = ["build", str(ws / "claims"), "--out", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    ent = ws / "claims" / "entities.yaml"
+    ent.write_text(ent.read_text(encoding="utf-8").replace("[Sunwoda,", "[Sunwoda Electronic,"),
+                   encoding="utf-8")
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    assert "Sunwoda Electronic" in read(out, "graph/sunwoda.html")

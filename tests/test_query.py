@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import networkx as nx
@@ -13,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reportgen.cli import main
+from reportgen.graph import entity_graph
+from reportgen.model import Edge, Fact, Ledger, Loc, Report
 from reportgen.graph.query import Options, run_query
 from reportgen.graph.question import NameIndex, bind_question
 
@@ -158,36 +161,43 @@ def test_a_missing_anchor_is_a_gap_with_the_miss_message() -> None:
     assert hop["gap"] == "MISS f-e1 d p.1: quote not found on p.1"
 
 
-# ---- properties on random graphs ----------------------------------------------------------
+# ---- properties on random ledgers ---------------------------------------------------------
 
-NODES = [f"n{i}" for i in range(6)]
+NODES = [f"N{i}" for i in range(6)]
 RELS = ["r", "s"]
+NO_VOCABULARY = Path(tempfile.gettempdir()) / "reportgen-test-no-vocabulary"  # never created
 
 
 @st.composite
-def random_graphs(draw):
+def random_ledgers(draw):
+    """A Ledger of one report whose edges join random names, anchored on a fact or a gap."""
     n = draw(st.integers(0, 14))
-    edges = []
+    loc = Loc("R.yaml", 1)
+    claims, edges = {}, []
     for i in range(n):
         u, v = draw(st.sampled_from(NODES)), draw(st.sampled_from(NODES))
-        gap = draw(st.booleans())
-        edges.append((u, v, f"e{i}", draw(st.sampled_from(RELS)),
-                      {"anchors": () if gap else (f"f{i}",), "gap": "why" if gap else None}))
-    g = graph(edges)
-    for node in NODES:
-        g.add_node(node, name=node.upper(), type=None, aliases=(), docs=())
-    return g
+        rel = draw(st.sampled_from(RELS))
+        if draw(st.booleans()):
+            edges.append(Edge("R", u, rel, v, (), "why", None, None, loc))
+        else:
+            claims[f"f{i}"] = Fact(f"f{i}", "R", "S.", None, None, loc, doc="d", page=1,
+                                   quote=f"{u} {v}")
+            edges.append(Edge("R", u, rel, v, (f"f{i}",), None, None, None, loc))
+    rep = Report("R", "T", "", (), tuple(claims), tuple(edges), (), loc)
+    return Ledger(NO_VOCABULARY, NO_VOCABULARY, (rep,), {}, claims)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(g=random_graphs(), a=st.sampled_from(NODES), b=st.sampled_from(NODES),
+@given(led=random_ledgers(), a=st.sampled_from(NODES), b=st.sampled_from(NODES),
        hops=st.integers(1, 3), limit=st.integers(1, 5), fanout=st.integers(1, 4))
-def test_paths_are_real_walks_within_budget_and_limit(g, a, b, hops, limit, fanout) -> None:
+def test_paths_are_real_walks_within_budget_and_limit(led, a, b, hops, limit, fanout) -> None:
+    g = entity_graph(led)
     opts = Options(hops=hops, limit=limit, fanout=fanout)
     q = f"{a} {b}" if a != b else a
     first = run_query(g, q, opts, hits).json
-    assert first == run_query(g, q, opts, hits).json  # identical across runs
+    assert first == run_query(entity_graph(led), q, opts, hits).json  # identical across runs
     assert len(first["paths"]) <= limit
+    written = {(e.source, e.relation, e.target, e.gap) for e in led.reports[0].edges}
     for p in first["paths"]:
         assert 1 <= len(p["hops"]) <= hops
         assert len(set(p["nodes"])) == len(p["nodes"])  # simple
@@ -197,8 +207,7 @@ def test_paths_are_real_walks_within_budget_and_limit(g, a, b, hops, limit, fano
         for here, there, hop in zip(p["nodes"], p["nodes"][1:], p["hops"]):
             u, v = (here, there) if hop["direction"] == "forward" else (there, here)
             assert (hop["from"], hop["to"]) == (u, v)
-            assert any(d["relation"] == hop["relation"]
-                       for d in g.get_edge_data(u, v, default={}).values())
+            assert (u, hop["relation"], v, hop["gap"]) in written  # a ledger edge
 
 
 # ---- the command on the sample ------------------------------------------------------------
@@ -294,3 +303,43 @@ def test_query_after_verify_cites_only_hits(tmp_path: Path) -> None:
     assert out.startswith("阳光电源 -> 欣旺达 (1 hop)\n  [1] 阳光电源 -buys_from-> 欣旺达  gap: "
                           "MISS s3-8 300274 p.35: ")
     assert "s3-8\n" not in out
+
+
+def _all_walks(led, a, b, hops):
+    """Every simple walk a .. b (or from a, maximal, when a == b) over the ledger's edges in
+    either direction, as (relation, from, to) triples: the brute-force answer."""
+    edges = [(e.source, e.relation, e.target, i) for i, e in enumerate(led.reports[0].edges)]
+    out = set()
+
+    def walk(node, on, path):
+        extended = False
+        if len(path) < hops:
+            for u, r, v, i in edges:
+                for here, there in ((u, v), (v, u)):
+                    if here == node and there not in on:
+                        if a == b:
+                            extended = True
+                            walk(there, on | {there}, path + [(r, u, v, i)])
+                        elif there == b:
+                            out.add(tuple(path + [(r, u, v, i)]))
+                        else:
+                            walk(there, on | {there}, path + [(r, u, v, i)])
+                    if u == v:
+                        break
+        if a == b and not extended and path:
+            out.add(tuple(path))
+
+    walk(a, {a}, [])
+    return {tuple((r, u, v) for r, u, v, _ in p) for p in out}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(led=random_ledgers(), a=st.sampled_from(NODES), b=st.sampled_from(NODES),
+       hops=st.integers(1, 3))
+def test_without_caps_every_path_is_found(led, a, b, hops) -> None:
+    q = f"{a} {b}" if a != b else a
+    got = run_query(entity_graph(led), q, Options(hops=hops, limit=10_000, fanout=100), hits)
+    assert got.json["truncated"] == {"fanout": 0, "paths": 0}
+    found = {tuple((h["relation"], h["from"], h["to"]) for h in p["hops"])
+             for p in got.json["paths"]}
+    assert found == _all_walks(led, a, b, hops)

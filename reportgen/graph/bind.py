@@ -106,18 +106,19 @@ class _Binder:
         return name
 
     # ---- edges ---------------------------------------------------------------------
-    def qualifiers(self, e: Edge) -> dict[str, Any]:
+    def qualifiers(self, e: Edge) -> tuple[dict[str, Any], dict[str, str]]:
         """The values of the edge's anchor facts, so every qualifier is itself anchored; with
-        a schema, only the names the relation declares."""
+        a schema, only the names the relation declares. Also each as written ("2.60")."""
         schema = self.m.schema
         rel = schema.relations.get(e.relation) if schema is not None else None
         out: dict[str, Any] = {}
         src: dict[str, str] = {}
+        written: dict[str, str] = {}
         for a in e.anchors:
             fact = self.ledger.claims.get(a)
             if not isinstance(fact, Fact):
                 continue
-            for k, v in fact.values:
+            for (k, v), text in zip(fact.values, fact.value_texts):
                 if schema is not None and (rel is None or k not in rel.qualifiers):
                     continue
                 if k in out and out[k] != v:
@@ -126,7 +127,8 @@ class _Binder:
                     continue
                 out.setdefault(k, v)
                 src.setdefault(k, a)
-        return out
+                written.setdefault(k, text)
+        return out, written
 
     def check_vocabulary(self, e: Edge, s: EntityNode, t: EntityNode) -> None:
         schema = self.m.schema
@@ -195,13 +197,14 @@ class _Binder:
                     self.check_named(e, sn)
                     if t != s:
                         self.check_named(e, tn)
-                quals = self.qualifiers(e)
+                quals, written = self.qualifiers(e)
                 eid = edge_id(e, s, t)
                 n = seen.get(eid, 0) + 1
                 seen[eid] = n
                 if n > 1:
                     eid = f"{eid}-{n}"
-                self.m.edges.append(BoundEdge(eid, e, s, t, tuple(quals.items())))
+                self.m.edges.append(BoundEdge(eid, e, s, t, tuple(quals.items()),
+                                              tuple(written.items())))
 
 
 def edge_id(e: Edge, source: str, target: str) -> str:

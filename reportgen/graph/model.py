@@ -36,6 +36,7 @@ class BoundEdge:
     source: str  # entity id
     target: str
     qualifiers: tuple[tuple[str, Any], ...]
+    written: tuple[tuple[str, str], ...] = ()  # the qualifiers as their facts write them
 
 
 @dataclass

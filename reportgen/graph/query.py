@@ -79,28 +79,50 @@ class Walker:
         self.cache[node] = out
         return out
 
-    def between(self, a: str, b: str) -> list[list[Step]]:
-        """Simple paths a .. b of at most `hops` steps."""
-        found: list[list[Step]] = []
+    def halves(self, start: str, depth: int) -> dict[str, list[list[Step]]]:
+        """Simple capped walks from `start` of at most `depth` steps, by the node they end at
+        (the empty walk ends at `start`)."""
+        out: dict[str, list[list[Step]]] = {start: [[]]}
         path: list[Step] = []
-        on = {a}
+        on = {start}
 
         def walk(node: str) -> None:
             for s in self.steps(node):
                 if s.to in on:
                     continue
                 path.append(s)
-                if s.to == b:
-                    found.append(list(path))
-                elif len(path) < self.opts.hops:
+                out.setdefault(s.to, []).append(list(path))
+                if len(path) < depth:
                     on.add(s.to)
                     walk(s.to)
                     on.discard(s.to)
                 path.pop()
 
-        if a != b:
-            walk(a)
-        return found
+        if depth > 0:
+            walk(start)
+        return out
+
+    def between(self, a: str, b: str) -> list[list[Step]]:
+        """Simple paths a .. b of at most `hops` steps, searched from both ends and joined
+        where they meet: a path is found when either end's capped walks reach it, so a hub
+        at one end or in the middle does not hide it (each node still expands at most
+        `fanout` edges)."""
+        if a == b:
+            return []
+        fwd = self.halves(a, self.opts.hops)
+        back = self.halves(b, self.opts.hops)
+        found: dict[tuple, list[Step]] = {}
+        for meet in sorted(set(fwd) & set(back)):
+            for head in fwd[meet]:
+                for tail in back[meet]:
+                    if not head and not tail or len(head) + len(tail) > self.opts.hops:
+                        continue
+                    path = head + _reversed(tail, b)
+                    nodes = [a] + [s.to for s in path]
+                    if len(set(nodes)) != len(nodes) or nodes[-1] != b:
+                        continue
+                    found.setdefault(tuple((s.key, s.direction) for s in path), path)
+        return list(found.values())
 
     def around(self, a: str) -> list[list[Step]]:
         """The neighbourhood of `a`: every maximal simple path from it within `hops`."""
@@ -125,6 +147,16 @@ class Walker:
 
         walk(a)
         return found
+
+
+def _reversed(tail: list[Step], end: str) -> list[Step]:
+    """A walk taken from `end`, walked back towards it: each step against its way."""
+    out = []
+    prev = [end] + [s.to for s in tail[:-1]]  # where each step of the tail started
+    for s, at in zip(reversed(tail), reversed(prev)):
+        out.append(Step(s.key, s.source, s.target, at,
+                        "reverse" if s.direction == "forward" else "forward", s.data))
+    return out
 
 
 def find_paths(g, starts: Sequence[str], opts: Options) -> tuple[list[list[Step]], int, int]:

@@ -56,7 +56,7 @@ class EntitySite:
         return {"id": b.id, "source": ents[b.source], "target": ents[b.target],
                 "source_href": self.files[b.source], "target_href": self.files[b.target],
                 "relation": e.relation, "report": e.report, "anchors": e.anchors, "gap": e.gap,
-                "qualifiers": dict(b.qualifiers), "valid_from": e.valid_from,
+                "qualifiers": dict(b.written), "valid_from": e.valid_from,
                 "valid_to": e.valid_to}
 
     def cited_by(self, eid: str) -> list[str]:
