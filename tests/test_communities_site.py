@@ -69,3 +69,18 @@ def test_the_communities_page_is_in_the_bundle(site):
 
     with zipfile.ZipFile(site / "reportgen-bundle.zip") as z:
         assert "reportgen-bundle/graph/communities-0.html" in z.namelist()
+
+
+def test_the_site_reads_the_same_communities_as_the_command(site):
+    """The site builds its communities from the bound entities (no networkx); the command
+    from entity_graph: both must give the same communities, edges and fingerprints."""
+    from reportgen.communities.run import communities_of
+    from reportgen.verify.run import verify
+
+    v = verify([site.parent / "claims"])
+    want = [(c.id, c.fingerprint, c.leaf) for lv in communities_of(v).levels for c in lv]
+    html = (site / "graph" / "communities-0.html").read_text(encoding="utf-8")
+    got = re.findall(r'<section class="community" id="([^"]+)"', html)
+    assert got == [cid for cid, _, _ in want if cid in got] and len(got) == len(want)
+    for cid, fp, _ in want:
+        assert f"Fingerprint <code>{fp[:12]}</code>" in html.split(f'id="{cid}"')[1]

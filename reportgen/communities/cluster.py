@@ -63,16 +63,19 @@ def leiden(n: int, edges: Sequence[tuple[int, int]], weights: Sequence[float], s
     g.es["weight"] = list(weights)
     part = leidenalg.find_partition(g, leidenalg.RBConfigurationVertexPartition,
                                     weights="weight", resolution_parameter=resolution,
-                                    seed=seed, n_iterations=-1)
+                                    seed=seed, n_iterations=2)
     return list(part.membership)
 
 
 def hierarchy(nodes: Sequence[str], weights: Mapping[tuple[str, str], float], *,
               seed: int = 42, resolution: float = 1.0, max_levels: int = 3,
-              min_size: int = MIN_SPLIT, split: Split = leiden) -> list[list[Cluster]]:
+              min_size: int = MIN_SPLIT, split: Split = leiden,
+              on_level: Callable[[int, list[Cluster]], None] | None = None
+              ) -> list[list[Cluster]]:
     """Levels of clusters: level 0 partitions every node; a cluster is split again on its
     own subgraph up to `max_levels` levels, and kept split only if the split is strict.
-    `weights` maps an unordered pair (any order, no self pairs) to its weight."""
+    `weights` maps an unordered pair (any order, no self pairs) to its weight; `on_level`
+    is called as each level is done (the bench times and measures the levels with it)."""
     if max_levels < 1:
         raise ValueError("max_levels must be at least 1")
     order = sorted(set(nodes))
@@ -112,6 +115,8 @@ def hierarchy(nodes: Sequence[str], weights: Mapping[tuple[str, str], float], *,
             else:
                 found.append(Cluster(cid, level, names, parent, (), reason))
         levels.append(found)
+        if on_level is not None:
+            on_level(level, found)
         if not nxt:
             break
         current = nxt

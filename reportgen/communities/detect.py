@@ -80,11 +80,13 @@ def facts_of(v: Verification) -> dict[str, FactInfo]:
     return out
 
 
-def edges_of(graph: networkx.MultiDiGraph, facts: Mapping[str, FactInfo]) -> list[EdgeInfo]:
-    """The graph's edges, sorted by id; an edge with an anchor that does not hit is a gap
-    here (the query does the same: a relation is never shown on a fact that misses)."""
+def edge_infos(raw: Iterable[tuple[Any, Any, Any, Mapping[str, Any]]],
+               facts: Mapping[str, FactInfo]) -> list[EdgeInfo]:
+    """(id, from, to, attributes as entity_graph gives them) -> edges sorted by id; an edge
+    with an anchor that does not hit is a gap here (the query does the same: a relation is
+    never shown on a fact that misses)."""
     out = []
-    for u, v, key, d in graph.edges(keys=True, data=True):
+    for key, u, v, d in raw:
         anchors = tuple(d.get("anchors") or ())
         gap = d.get("gap")
         if gap is None:
@@ -101,6 +103,12 @@ def edges_of(graph: networkx.MultiDiGraph, facts: Mapping[str, FactInfo]) -> lis
                             d.get("valid_to")))
     out.sort(key=lambda e: e.id)
     return out
+
+
+def edges_of(graph: networkx.MultiDiGraph, facts: Mapping[str, FactInfo]) -> list[EdgeInfo]:
+    """The edges of an entity graph (reportgen.graph.entity_graph)."""
+    return edge_infos(((k, u, v, d) for u, v, k, d in graph.edges(keys=True, data=True)),
+                      facts)
 
 
 def clustering_weights(edges: Iterable[EdgeInfo]) -> dict[tuple[str, str], float]:
@@ -139,10 +147,17 @@ def detect(graph: networkx.MultiDiGraph, facts: Mapping[str, FactInfo], *, seed:
            resolution: float = 1.0, max_levels: int = 3, min_size: int = MIN_SPLIT,
            **kw: Any) -> Communities:
     """The communities of `graph` at every level, with their edges, gaps and fingerprints."""
-    edges = edges_of(graph, facts)
-    levels = hierarchy([str(n) for n in graph.nodes], clustering_weights(edges), seed=seed,
-                       resolution=resolution, max_levels=max_levels, min_size=min_size, **kw)
     names = {str(n): str(d.get("name") or n) for n, d in graph.nodes(data=True)}
+    return detect_edges(names, edges_of(graph, facts), facts, seed=seed, resolution=resolution,
+                        max_levels=max_levels, min_size=min_size, **kw)
+
+
+def detect_edges(names: Mapping[str, str], edges: list[EdgeInfo],
+                 facts: Mapping[str, FactInfo], *, seed: int = 42, resolution: float = 1.0,
+                 max_levels: int = 3, min_size: int = MIN_SPLIT, **kw: Any) -> Communities:
+    """`detect` over entities (id -> name) and edges already read (no networkx needed)."""
+    levels = hierarchy(list(names), clustering_weights(edges), seed=seed,
+                       resolution=resolution, max_levels=max_levels, min_size=min_size, **kw)
     incident: dict[str, list[int]] = {}  # node -> positions of its edges in `edges`
     for k, e in enumerate(edges):
         incident.setdefault(e.source, []).append(k)

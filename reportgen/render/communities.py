@@ -18,13 +18,22 @@ def community_file(level: int) -> str:
 
 def community_pages(rend: Any, render: Callable[..., str]) -> dict[str, str]:
     """graph/communities-<level>.html for every level (`rend` is the site's Renderer)."""
-    from reportgen.communities.detect import detect, facts_of
+    from reportgen.communities.detect import detect_edges, edge_infos, facts_of
     from reportgen.communities.store import MemoryStore
     from reportgen.communities.summary import summarize
-    from reportgen.graph import entity_graph
 
     v = rend.sd.v
-    comms = detect(entity_graph(v.ledger), facts_of(v))
+    facts = facts_of(v)
+    # the site's bound entities (rend.entities), read with the attributes entity_graph
+    # gives its edges, so the build does not load networkx (0.3 s) for this page;
+    # tests/test_communities_site.py checks both ways give the same communities
+    bound = rend.entities.model
+    raw = [(b.id, b.source, b.target, {
+        "relation": b.edge.relation, "report": b.edge.report, "anchors": b.edge.anchors,
+        "gap": b.edge.gap, "qualifiers": dict(b.qualifiers), "valid_from": b.edge.valid_from,
+        "valid_to": b.edge.valid_to}) for b in bound.edges]
+    comms = detect_edges({eid: n.name for eid, n in bound.entities.items()},
+                         edge_infos(raw, facts), facts)
     run = summarize(comms, MemoryStore())
     files = rend.entities.files
     names = comms.names
