@@ -125,6 +125,15 @@ def test_what_the_ledger_refuses_is_dropped_and_counted(ws: Path) -> None:
     assert "edges:" not in res.out.read_text(encoding="utf-8")
 
 
+def test_long_ranges_go_in_page_batches_one_call_each(ws: Path) -> None:
+    replay = Replay("draft/empty", "draft/p36")
+    res = draft([ws / "claims"], "300274", make_model(replay), pages=(35, 36),
+                out=ws / "drafts" / "two.yaml", batch_chars=100)
+    assert [[p["page"] for p in json.loads(b["messages"][0]["content"])["pages"]]
+            for b in replay.bodies()] == [[35], [36]]
+    assert res.summary() == SUMMARY.replace("p.36-36 (1 batch)", "p.35-36 (2 batches)")
+
+
 def test_pages_are_batched_within_the_limit() -> None:
     pages = [(1, "a" * 50), (2, "b" * 50), (3, "c" * 120), (4, ""), (5, "e" * 10)]
     assert [[p for p, _ in b] for b in batches(pages, 100)] == [[1, 2], [3], [4, 5]]
