@@ -1,7 +1,8 @@
 """`reportgen mcp` as a subprocess, driven by the `mcp` SDK's own client: over stdio (every
 tool, the JSON shapes, error codes, a truncated output) and over Streamable HTTP on
-127.0.0.1. One server per transport for the whole module: each session is run once and
-its answers kept, and the tests read them."""
+127.0.0.1. Each transport's server runs once: one test drives a whole session and checks
+its answers with the `check_*` functions below, each reported by name when it fails (one
+test per session, so pytest-xdist never starts a second server on its other worker)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner
-from mcpkit import sample_workspace, server_env
+from mcpkit import ROOT, sample_workspace, server_env
 
 from reportgen.cli import main
 
@@ -101,10 +102,10 @@ async def stdio_session(ws: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def stdio(ws: Path) -> dict[str, Any]:
-    return anyio.run(stdio_session, ws)
+    return {**anyio.run(stdio_session, ws), "ws": ws}
 
 
-def test_lists_the_tools_with_bounded_schemas(stdio) -> None:
+def check_lists_the_tools_with_bounded_schemas(stdio) -> None:
     tools = {t.name: t for t in stdio["tools"]}
     assert set(tools) == TOOLS
     for t in tools.values():
@@ -118,14 +119,14 @@ def test_lists_the_tools_with_bounded_schemas(stdio) -> None:
     assert tools["submit_build_job"].annotations.read_only_hint is False
 
 
-def test_first_build_starts_with_the_server(stdio) -> None:
+def check_first_build_starts_with_the_server(stdio) -> None:
     job = stdio["job-1"]
     assert job["state"] == "succeeded" and job["written"] is True
     assert job["lines"][-1] == "TOTAL: facts=29 hits=29 misses=0"
     assert job["serving"] == "job-1"
 
 
-def test_find_evidence_gives_doc_page_bbox_text_channels(stdio) -> None:
+def check_find_evidence_gives_doc_page_bbox_text_channels(stdio) -> None:
     r = stdio["find"]
     assert not r["is_error"] and r["truncated"] is False and r["omitted"] == 0
     (hit,) = r["results"]
@@ -135,7 +136,7 @@ def test_find_evidence_gives_doc_page_bbox_text_channels(stdio) -> None:
     assert stdio["find_doc"]["results"][0]["doc"] == "300274"
 
 
-def test_a_long_output_is_cut_and_says_so(stdio) -> None:
+def check_a_long_output_is_cut_and_says_so(stdio) -> None:
     r = stdio["find_many"]
     assert not r["is_error"] and r["truncated"] is True
     assert r["omitted"] > 0 and len(r["results"]) + r["omitted"] == 30
@@ -143,7 +144,7 @@ def test_a_long_output_is_cut_and_says_so(stdio) -> None:
                           ensure_ascii=False)) <= 4000
 
 
-def test_verify_quote_is_the_anchor_rule(stdio) -> None:
+def check_verify_quote_is_the_anchor_rule(stdio) -> None:
     hit = stdio["hit"]
     assert hit["status"] == "hit" and hit["pageEnd"] == 36
     assert hit["anchorMethod"] == "exact" and len(hit["bbox"]) == 4
@@ -152,7 +153,8 @@ def test_verify_quote_is_the_anchor_rule(stdio) -> None:
     assert "it occurs on p.36" in miss["message"]
 
 
-def test_get_claim_is_the_evidence_record(stdio, ws: Path) -> None:
+def check_get_claim_is_the_evidence_record(stdio) -> None:
+    ws = stdio["ws"]
     r = stdio["claim"]
     assert r["build"] == "job-1" and r["truncated"] is False
     published = next(json.loads(line) for line in
@@ -163,14 +165,14 @@ def test_get_claim_is_the_evidence_record(stdio, ws: Path) -> None:
     assert claim == published
 
 
-def test_list_reports_counts(stdio) -> None:
+def check_list_reports_counts(stdio) -> None:
     reps = {r["id"]: r for r in stdio["reports"]["reports"]}
     assert [reps[k]["facts"] for k in ("S1", "S2", "S3")] == [8, 10, 11]
     assert reps["S2"]["title"] == "Storage cost profile"
     assert reps["S3"]["edges"] + reps["S3"]["gaps"] > 0
 
 
-def test_a_second_build_of_an_unchanged_ledger_is_a_no_op(stdio) -> None:
+def check_a_second_build_of_an_unchanged_ledger_is_a_no_op(stdio) -> None:
     assert stdio["submit"]["job_id"] == "job-2"
     assert stdio["submit"]["state"] in ("queued", "running", "succeeded")
     job = stdio["job-2"]
@@ -178,7 +180,7 @@ def test_a_second_build_of_an_unchanged_ledger_is_a_no_op(stdio) -> None:
     assert job["serving"] == "job-2"
 
 
-def test_query_graph_walks_two_hops_with_evidence(stdio) -> None:
+def check_query_graph_walks_two_hops_with_evidence(stdio) -> None:
     r = stdio["two_hops"]
     assert not r["is_error"] and r["build"] == "job-1" and r["truncated"] is False
     ans = r["answer"]
@@ -194,21 +196,21 @@ def test_query_graph_walks_two_hops_with_evidence(stdio) -> None:
     assert ans["truncated"] == {"fanout": 0, "paths": 0}  # the query's own counts
 
 
-def test_query_graph_unbound_and_from(stdio) -> None:
+def check_query_graph_unbound_and_from(stdio) -> None:
     assert stdio["unbound"]["answer"]["status"] == "unbound"
     ans = stdio["from"]["answer"]
     assert ans["status"] == "ok" and len(ans["paths"]) == 5
     assert all(p["hops"][0]["relation"] == "buys_from" for p in ans["paths"])
 
 
-def test_query_graph_global_cites_facts_that_hit(stdio) -> None:
+def check_query_graph_global_cites_facts_that_hit(stdio) -> None:
     r = stdio["global"]
     assert not r["is_error"] and r["mode"] == "extractive"  # the test server has no key
     assert r["answer"] and all(s["citations"] for s in r["answer"])
     assert r["communities"]
 
 
-@pytest.mark.parametrize("key, code, words", [
+ERRORS = [
     ("from_bad", "NOT_FOUND", "not an entity id"),
     ("bad_relation", "INVALID_ARGUMENT", "`relations`[0]"),
     ("bad_date", "INVALID_ARGUMENT", "`as_of`"),
@@ -225,12 +227,31 @@ def test_query_graph_global_cites_facts_that_hit(stdio) -> None:
     ("find_no_doc", "NOT_FOUND", "unknown document 'nope'"),
     ("no_job", "NOT_FOUND", "no build job 'job-99'"),
     ("no_tool", "NOT_FOUND", "no tool named 'rm_rf'"),
-])
-def test_errors_carry_a_stable_code(stdio, key: str, code: str, words: str) -> None:
-    r = stdio[key]
-    assert r["is_error"] is True
-    assert set(r) == {"is_error", "error"} and r["error"]["code"] in CODES
-    assert r["error"]["code"] == code and words in r["error"]["message"], r
+]
+
+
+def check_errors_carry_a_stable_code(stdio) -> None:
+    for key, code, words in ERRORS:
+        r = stdio[key]
+        assert r["is_error"] is True, key
+        assert set(r) == {"is_error", "error"} and r["error"]["code"] in CODES, key
+        assert r["error"]["code"] == code and words in r["error"]["message"], (key, r)
+
+
+def run_checks(got: dict[str, Any], checks) -> None:
+    """Every check against one session's answers; all failures reported together."""
+    failed = []
+    for check in checks:
+        try:
+            check(got)
+        except AssertionError as e:
+            failed.append(f"{check.__name__}: {e}")
+    assert not failed, "\n".join(failed)
+
+
+def test_stdio_session(stdio) -> None:
+    run_checks(stdio, [f for n, f in sorted(globals().items())
+                       if n.startswith("check_") and not n.startswith("check_http")])
 
 
 # ---- Streamable HTTP --------------------------------------------------------------------
@@ -264,7 +285,8 @@ async def http_session(url: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def http(ws: Path):
+def http(tmp_path_factory):
+    ws = sample_workspace(tmp_path_factory.mktemp("mcp-http"), index=False)
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "reportgen", "mcp", "claims", "--out", "site-http",
@@ -283,7 +305,7 @@ def http(ws: Path):
     return got
 
 
-def test_http_serves_the_same_tools_on_loopback(http) -> None:
+def check_http_serves_the_same_tools_on_loopback(http) -> None:
     assert http["tools"] == TOOLS
     assert "serving claims at http://127.0.0.1:" in http["stderr"]
     assert http["job-1"]["state"] == "succeeded"
@@ -291,9 +313,14 @@ def test_http_serves_the_same_tools_on_loopback(http) -> None:
     assert http["hit"]["status"] == "hit"
 
 
-def test_http_without_an_index_is_not_ready(http) -> None:
+def check_http_without_an_index_is_not_ready(http) -> None:
     err = http["find"]["error"]
     assert err["code"] == "INDEX_NOT_READY" and "reportgen index" in err["message"]
+
+
+def test_http_session(http) -> None:
+    run_checks(http, [check_http_serves_the_same_tools_on_loopback,
+                      check_http_without_an_index_is_not_ready])
 
 
 # ---- the command line -------------------------------------------------------------------
@@ -305,8 +332,8 @@ def test_http_without_an_index_is_not_ready(http) -> None:
     (["mcp", "claims", "--http", "8765"], 2, "HOST:PORT"),
     (["mcp", "claims", "--http", "::1:8765"], 2, "brackets"),
 ])
-def test_cli_refuses_before_serving(ws: Path, monkeypatch, args, code, words) -> None:
-    monkeypatch.chdir(ws)
+def test_cli_refuses_before_serving(monkeypatch, args, code, words) -> None:
+    monkeypatch.chdir(ROOT)  # each is refused before anything is started or written
     r = CliRunner().invoke(main, args)
     assert r.exit_code == code and words in r.output, r.output
 
