@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from decimal import (ROUND_HALF_EVEN, Context, Decimal, DecimalException, DivisionByZero,
                      InvalidOperation, Overflow, localcontext)
 
+from reportgen.errors import did_you_mean
+
 # Formulas run in decimal, on the numbers as written: 60 digits while computing, the result
 # kept to 50, so x / 3 * 3 is x again and a tolerance of 0 means equal, with no float slack.
 _WORK = Context(prec=60, rounding=ROUND_HALF_EVEN, Emax=999_999, Emin=-999_999,
@@ -95,7 +97,8 @@ def parse(text: str, known_ids: Iterable[str]) -> Formula:
                            not _NUMBER.fullmatch(tok.group(0) + text[tok.end()])):
             cid = word.rsplit(".", 1)[0] if "." in word else word
             raise FormulaError(f"unknown claim id {cid!r} in formula {_show(text)}; references "
-                               "are written claim-id.value, separated from operators by spaces")
+                               "are written claim-id.value, separated from operators by spaces"
+                               + did_you_mean(cid, ids))
         out.append(tok.group(0))
         i = tok.end()
     src = "".join(out).strip()
@@ -301,6 +304,34 @@ def within(computed: Decimal | float, result: Decimal | float,
 
     with localcontext(_WORK):
         return abs(dec(computed) - dec(result)) <= dec(tolerance)
+
+
+def scale_slip(computed: Decimal, stated: Decimal, tolerance: Decimal) -> str:
+    """'; the stated result is 100 times smaller than computed ...' when the result is off
+    by a factor of 100 or 1,000 (within the tolerance scaled alike): a percentage written
+    as a fraction, thousands for units. '' otherwise."""
+    def shown(d: Decimal) -> str:
+        return f"{d.normalize():f}"
+
+    for factor, small, large in ((100, "a percentage written as a fraction",
+                                  "a fraction written as a percentage"),
+                                 (1000, "thousands written as units",
+                                  "units written as thousands")):
+        f = Decimal(factor)
+        if not (computed and stated):
+            return ""
+        with localcontext(_WORK):
+            ratio = abs(computed / stated)
+        near = abs(ratio / f - 1) <= Decimal("0.05") or abs(ratio * f - 1) <= Decimal("0.05")
+        if not near:
+            continue
+        if within(computed, stated * f, tolerance * f):
+            return (f"; the stated result is {factor:,} times smaller than computed ({small}?): "
+                    f"state {shown(stated * f)}, or divide the formula by {factor:,}")
+        if within(computed * f, stated, tolerance * f):
+            return (f"; the stated result is {factor:,} times larger than computed ({large}?): "
+                    f"state {shown(stated / f)}, or multiply the formula by {factor:,}")
+    return ""
 
 
 def fmt(x: float) -> str:

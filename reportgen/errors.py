@@ -18,6 +18,17 @@ def display_path(path: str | os.PathLike[str]) -> str:
     return p if rel.startswith("..") else rel
 
 
+def did_you_mean(name: object, known: Iterable[str]) -> str:
+    """'; did you mean 'f1'?' naming the known name closest to a typo (the same name in
+    another case, else difflib's ratio), or '' when none is close: the fix in the message."""
+    import difflib
+
+    text, names = str(name), sorted(set(known))
+    same = [k for k in names if k.casefold() == text.casefold()]
+    got = same or difflib.get_close_matches(text, names, n=1, cutoff=0.6)
+    return f"; did you mean {got[0]!r}?" if got else ""
+
+
 class ReportgenError(Exception):
     """Base of every error reportgen raises on purpose; its str() is the user's message."""
 

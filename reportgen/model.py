@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Union
 
+from reportgen.errors import ReportgenError
+
 # x0, y0, x1, y1 in PDF points, origin top-left, on the page as displayed (after /Rotate).
 BBox = tuple[float, float, float, float]
 
@@ -56,6 +58,7 @@ class Fact(_ClaimBase):
     kind: Literal["fact"] = "fact"
     value_texts: tuple[str, ...] = ()  # each value as written ("2.870"), for exact checks
     draft: bool = False  # drafted by a model, not yet reviewed (`draft: true`)
+    page_line: int = 0  # the line of `page:`, where a page out of range is reported (0: loc)
 
     def __post_init__(self) -> None:
         if len(self.value_texts) != len(self.values):  # built in code: the floats' own forms
@@ -149,7 +152,7 @@ class Anchor:
     page: int
     page_end: int
     bbox: BBox  # union of the matched characters on `page`
-    method: str  # exact | space | nfkc | hyphenation, with +columns or +rows for the order
+    method: str  # exact | space | nfkc | hyphenation | quotes, +columns or +rows for the order
     # one (page, bbox) per matched line, in reading order, across page and page_end
     rects: tuple[tuple[int, BBox], ...] = ()
 
@@ -210,10 +213,14 @@ class Verification:
     results: dict[str, Result]  # claim id -> verdict, ledger order
     verified_at: str  # ISO 8601 UTC; honours SOURCE_DATE_EPOCH
     sha256: dict[str, str] = field(default_factory=dict)  # doc id -> actual SHA-256
+    # ledger errors found on the way (sorted by file and line); the claims they concern
+    # have no verdict, every other claim has one
+    problems: tuple[ReportgenError, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return all(r.status in ("hit", "ok", "valid") for r in self.results.values())
+        return not self.problems and all(r.status in ("hit", "ok", "valid")
+                                         for r in self.results.values())
 
     def counts(self) -> list[ReportCount]:
         out = []

@@ -408,3 +408,49 @@ def test_miss_hint_names_the_pages_where_the_quote_occurs():
     from reportgen.pdf.hints import miss_hint
 
     assert miss_hint("x", LIG, ["p.2"]) == "quote not found on p.1; it occurs on p.2"
+
+
+# ---- typographic quotation marks (anchorMethod `quotes`) -----------------------------
+
+CURLY = synthetic([(72, 100, "The Company\u2019s \u201cEnergy Storage\u201d segment grew."),
+                   (72, 120, "Its \u2018base case\u2019 and the \u201elow case\u201c differ."),
+                   (72, 140, "The mast is 12\u2032 tall.")])
+
+
+def test_typographic_apostrophe_typed_as_ascii_matches_by_quotes_method():
+    a = match_page("The Company's \"Energy Storage\" segment grew.", CURLY)
+    assert a is not None and a.method == "quotes"
+    x0, y0, x1, y1 = a.bbox
+    assert (x0, y0) == (72, 100) and y1 == 110
+
+
+@pytest.mark.parametrize("quote", ["Its 'base case' and the \"low case\" differ.",
+                                   "Its \u2019base case\u2019 and the \u201clow case\u201d differ."])
+def test_every_typographic_quote_mark_typed_as_ascii_or_another_mark_matches(quote):
+    a = match_page(quote, CURLY)
+    assert a is not None and a.method == "quotes"
+
+
+def test_typographic_quotes_typed_as_they_stand_are_exact():
+    a = match_page("The Company\u2019s \u201cEnergy Storage\u201d segment", CURLY)
+    assert a is not None and a.method == "exact"  # the exact rule is always tried first
+
+
+def test_prime_typed_as_apostrophe_stays_a_miss():
+    assert match_page("The mast is 12' tall.", CURLY) is None
+    hint = miss_hint("The mast is 12' tall.", CURLY)
+    assert hint.endswith("first difference at char 15: page has '\u2032' (U+2032 PRIME) where "
+                         "the quote has ''' (U+0027 APOSTROPHE)"), hint
+
+
+def test_quotes_method_composes_with_the_other_normalisations():
+    page = synthetic([(72, 100, "the \ufb01rm\u2019s\u00a0re-"), (72, 112, "sults")])
+    a = match_page("the firm's results", page)  # ligature, no-break space, line-end hyphen
+    assert a is not None and a.method == "quotes"
+    assert [pno for pno, _ in a.rects] == [1, 1]  # both lines highlighted
+
+
+def test_miss_hint_ignores_typographic_quotes_to_name_the_real_difference():
+    hint = miss_hint("The Company's \"Energy Storage\" segment grow.", CURLY)
+    assert hint.endswith("page has 'e' (U+0065 LATIN SMALL LETTER E) where the quote has 'o' "
+                         "(U+006F LATIN SMALL LETTER O)"), hint

@@ -126,6 +126,30 @@ def test_invalid_ledger_exits_1(tmp_path):
     assert not (tmp_path / "site").exists()
 
 
+def test_ledger_errors_are_printed_with_the_verdicts_and_no_site_is_written(tmp_path):
+    claims = sitekit.make_ledger(tmp_path)
+    out = tmp_path / "site"
+    assert run("build", str(claims), "--out", str(out)).exit_code == 0
+    before = sitekit.snapshot(out)
+    (claims / "s1.yaml").write_text((claims / "s1.yaml").read_text().replace(
+        "    page: 2\n", "    page: 7\n"), encoding="utf-8")
+    (claims / "J1.json").write_text("{}", encoding="utf-8")
+    r = run("build", str(claims), "--out", str(out))
+    assert r.exit_code == 1
+    j1 = str(claims / "J1.json")
+    assert r.stderr.splitlines() == [
+        f"{j1}: reportgen does not read .json files, so this one would be left out; claim files "
+        "are .yaml or .yml (report files) and .jsonl (one claim or edge per line): write it as "
+        ".jsonl, one claim per line, each with a \"report\" field, or move it out of the ledger "
+        "folder",
+        f"{claims / 's1.yaml'}:22: page 7 is out of range: document d1 has 4 pages; page is the "
+        "1-based index a PDF viewer shows",
+        f"not writing {out}: fix the problems above first"]
+    # the valid claims were still checked
+    assert r.stdout == "S1: facts=2 hits=2 misses=0\nTOTAL: facts=2 hits=2 misses=0 errors=2\n"
+    assert sitekit.snapshot(out) == before
+
+
 def test_locked_output_is_a_clear_error(tmp_path):
     claims = sitekit.make_ledger(tmp_path)
     (tmp_path / ".reportgen").mkdir()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reportgen.calcs import FormulaError, default_tolerance, evaluate, parse, within
+from reportgen.calcs import FormulaError, default_tolerance, evaluate, parse, scale_slip, within
 
 IDS = ["s2-4", "s2-5", "s2-6", "a.b", "300274-x"]
 VALUES = {("s2-4", "share"): 14.59, ("s2-5", "share"): 2.55, ("s2-6", "share"): 2.54,
@@ -60,3 +62,18 @@ def test_within_edges() -> None:
     assert within(2.8664, 2.87, 0.005)
     assert within(2.865, 2.87, 0.005)
     assert not within(2.8649, 2.87, 0.005)
+
+
+@pytest.mark.parametrize("computed,stated,tol,expected", [
+    ("90.5512", "0.9055", "0.00005", "; the stated result is 100 times smaller than computed (a "
+     "percentage written as a fraction?): state 90.55, or divide the formula by 100"),
+    ("0.905512", "90.55", "0.005", "; the stated result is 100 times larger than computed (a "
+     "fraction written as a percentage?): state 0.9055, or multiply the formula by 100"),
+    ("2469", "2.469", "0.0005", "; the stated result is 1,000 times smaller than computed "
+     "(thousands written as units?): state 2469, or divide the formula by 1,000"),
+    ("90.5512", "0.95", "0.005", ""),  # 95 times: no factor to name
+    ("0.001", "0.04", "0.005", ""),  # within the scaled tolerance, but 40 times
+    ("0", "3", "0.5", ""),
+])
+def test_calc_result_off_by_a_factor_of_100_says_so(computed, stated, tol, expected):
+    assert scale_slip(Decimal(computed), Decimal(stated), Decimal(tol)) == expected

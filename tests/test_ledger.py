@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from reportgen.cli import main
 from reportgen.errors import LedgerError, LedgerErrors
 from reportgen.ledger import load_ledger
-from reportgen.ledger.load import workspace_of
+from reportgen.ledger.load import read_ledger, workspace_of
 from reportgen.ledger.validate import numbers_in
 from reportgen.model import Calc, Fact, Inference, Ledger
 
@@ -90,7 +90,7 @@ CASES = [
     ("unknown-field", REPORT_HEAD +
      '  - {id: f1, kind: fact, statement: s, doc: d1, page: 1, quote: "R", pg: 2}\n',
      "claims/R.yaml:6: unknown field 'pg' in claim 'f1'; known fields: confidence, doc, draft, "
-     "id, kind, note, page, quote, statement, values"),
+     "id, kind, note, page, quote, statement, values; did you mean 'page'?"),
     ("page-zero", REPORT_HEAD +
      '  - {id: f1, kind: fact, statement: s, doc: d1, page: 0, quote: "R"}\n',
      "claims/R.yaml:6: page must be a page number from 1 (the page index a PDF viewer shows); "
@@ -98,8 +98,8 @@ CASES = [
     ("value-not-quoted", REPORT_HEAD +
      '  - {id: f1, kind: fact, statement: s, doc: d1, page: 1, quote: "Revenue 1,234.5", '
      'values: {rev: 1234.6}}\n',
-     "claims/R.yaml:6: fact f1: value rev=1234.6 does not appear as a number in the quote; "
-     "every value a calc uses must be quoted"),
+     "claims/R.yaml:6: fact f1: value rev=1234.6 does not appear as a number in the quote (its "
+     "numbers: 1234.5); every value a calc uses must be quoted"),
     ("cycle", REPORT_HEAD + FACT +
      '  - {id: c1, kind: calc, statement: s, basis: [c2], formula: "c2.result", result: 1}\n'
      '  - {id: c2, kind: calc, statement: s, basis: [c1], formula: "c1.result", result: 1}\n',
@@ -130,7 +130,7 @@ CASES = [
      "crops anchors/<id>.png would be one file on macOS and Windows: choose another id"),
     ("top-level-typo", REPORT_HEAD + FACT + "edgse: []\n",
      "claims/R.yaml:7: unknown top-level key 'edgse'; known keys: report, documents, sections, "
-     "claims, edges, entities"),
+     "claims, edges, entities; did you mean 'edges'?"),
     ("not-mapping", "- just\n- a list\n",
      "claims/R.yaml:1: a report file must be a mapping with `report:`, `claims:` ..."),
 ]
@@ -288,7 +288,8 @@ def test_single_report_file_hints_at_the_folder(ws: Path, monkeypatch: pytest.Mo
     assert res.exit_code == 1
     assert res.output == ("claims/B.yaml:3: calc c1: basis 'f1' is not a claim of the ledger (a "
                           "single report file is read with documents.yaml only; pass the ledger "
-                          "folder to include the other reports)\n")
+                          "folder to include the other reports)\n"
+                          "B: facts=0 hits=0 misses=0\nTOTAL: facts=0 hits=0 misses=0 errors=1\n")
 
 
 def test_a_rejected_claim_is_reported_once_not_again_at_each_reference(
@@ -301,9 +302,12 @@ def test_a_rejected_claim_is_reported_once_not_again_at_each_reference(
           'edges:\n  - {from: A, relation: r, to: B, anchors: [f1]}\n')
     r = run(ws, "claims", monkeypatch=monkeypatch)
     assert r.exit_code == 1
-    lines = r.output.strip().splitlines()
-    assert len(lines) == 1, r.output
-    assert "page must be a page number from 1" in lines[0]
+    assert r.stderr.splitlines() == [
+        "claims/R.yaml:6: page must be a page number from 1 (the page index a PDF viewer "
+        "shows); got 0"]
+    # the calc resting on it is not computed, and says so
+    assert r.stdout.splitlines()[0] == ("NOT CHECKED c1: it rests on claims with ledger errors; "
+                                        "fix those first")
 
 
 def test_malformed_values_are_reported_once_not_again_at_the_formula(
@@ -313,9 +317,10 @@ def test_malformed_values_are_reported_once_not_again_at_the_formula(
           'result: 2469.0}\n')
     r = run(ws, "claims", monkeypatch=monkeypatch)
     assert r.exit_code == 1
-    lines = r.output.strip().splitlines()
+    lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.output
     assert "values must be" in lines[0]
+    assert "NOT CHECKED c1: it rests on claims with ledger errors" in r.stdout
 
 
 @pytest.mark.parametrize("line,expected", [
@@ -433,3 +438,198 @@ def test_jsonl_file_given_alone_hints_at_the_folder(ws: Path,
     assert res.exit_code == 1
     assert ("claims/x.jsonl:1: 'report' must name a report of the ledger (known: none); got 'R'; "
             "pass the ledger folder so its report files are read too") in res.output, res.output
+
+
+# ---- values in quote order -----------------------------------------------------------
+
+ROW = ('  - {id: t1, kind: fact, statement: s, doc: d1, page: 1, '
+       'quote: "Class A 15,240 Class C 146,082", values: %s}\n')
+
+
+def test_swapped_table_values_are_an_error(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD.replace(" [@f1]", "") + ROW % "{class_a: 146082, class_c: 15240}")
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.stderr == (
+        "claims/R.yaml:6: fact t1: values are out of quote order: class_c=15240 stands 1st in "
+        "the quote but is listed after class_a=146082, which stands 2nd; list values in the "
+        "order their numbers stand in the quote: {class_c: 15240, class_a: 146082}\n")
+    write(ws, REPORT_HEAD.replace(" [@f1]", "") + ROW % "{class_c: 15240, class_a: 146082}")
+    ledger, problems = read_ledger([ws / "claims"])
+    assert problems == [] and ledger.claims["t1"].values == (("class_c", 15240.0),
+                                                              ("class_a", 146082.0))
+
+
+def _numbers(draw) -> list[str]:
+    """Distinct numbers as a report prints them: thousands separators, decimals, percents."""
+    values = draw(st.lists(st.decimals(min_value=0, max_value=10 ** 9, places=2,
+                                       allow_nan=False, allow_infinity=False),
+                           min_size=2, max_size=6, unique=True))
+    return [f"{v:,}" for v in values]
+
+
+@st.composite
+def quote_and_pair(draw):
+    printed = _numbers(draw)
+    words = draw(st.lists(st.sampled_from(["Class", "A", "净利润", "total", "(", ")", "%"]),
+                          min_size=len(printed), max_size=len(printed)))
+    quote = " ".join(f"{w} {n}" for w, n in zip(words, printed))
+    i, j = sorted(draw(st.lists(st.integers(0, len(printed) - 1), min_size=2, max_size=2,
+                                unique=True)))
+    return quote, printed[i].replace(",", ""), printed[j].replace(",", "")
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          deadline=None)
+@given(case=quote_and_pair(), swapped=st.booleans())
+def test_values_in_the_wrong_order_are_an_error_in_the_right_order_never(
+        ws: Path, case: tuple[str, str, str], swapped: bool) -> None:
+    quote, first, second = case
+    pair = (f"{{b: {second}, a: {first}}}" if swapped else f"{{a: {first}, b: {second}}}")
+    write(ws, REPORT_HEAD.replace(" [@f1]", "") +
+          f"  - {{id: t1, kind: fact, statement: s, doc: d1, page: 1, quote: {quote!r}, "
+          f"values: {pair}}}\n")
+    _, problems = read_ledger([ws / "claims"])
+    if swapped:
+        assert len(problems) == 1 and "values are out of quote order" in problems[0].message
+    else:
+        assert problems == []
+
+
+def test_missing_value_lists_the_numbers_the_quote_holds(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD + FACT.replace("rev: 1234.5", "rev: 1243.5"))
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.stderr == ("claims/R.yaml:6: fact f1: value rev=1243.5 does not appear as a "
+                          "number in the quote (its numbers: 1234.5, 10); every value a calc uses "
+                          "must be quoted\n")
+
+
+# ---- files in the ledger folder ------------------------------------------------------
+
+J1 = '{"report": "J1", "claims": []}\n'
+
+
+@pytest.mark.parametrize("name,how", [
+    ("J1.json", 'write it as .jsonl, one claim per line, each with a "report" field'),
+    ("rows.csv", "convert it to one of those"),
+    ("J1.toml", "convert it to one of those"),
+])
+def test_json_report_file_is_not_dropped(ws: Path, monkeypatch: pytest.MonkeyPatch,
+                                         name: str, how: str) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    (ws / "claims" / name).write_text(J1, encoding="utf-8")
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    fmt = name.rsplit(".", 1)[1]
+    assert res.stderr == (
+        f"claims/{name}: reportgen does not read .{fmt} files, so this one would be left out; "
+        "claim files are .yaml or .yml (report files) and .jsonl (one claim or edge per line): "
+        f"{how}, or move it out of the ledger folder\n")
+    # the valid report is still checked in the same run
+    assert res.stdout == "R: facts=1 hits=1 misses=0\nTOTAL: facts=1 hits=1 misses=0 errors=1\n"
+
+
+def test_hidden_files_and_editor_backups_are_still_skipped(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD + FACT)
+    for name in (".J1.json", "J1.json~", "J1.json.bak", ".R.yaml.swp", "#R.yaml#", "R.yaml~"):
+        (ws / "claims" / name).write_text("not: [valid", encoding="utf-8")
+    (ws / "claims" / ".#R.yaml").symlink_to("user@host.1234")  # an editor's lock: dangling
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert (res.exit_code, res.output) == (0, "R: facts=1 hits=1 misses=0\n"
+                                              "TOTAL: facts=1 hits=1 misses=0\n")
+
+
+# ---- messages that say the fix -------------------------------------------------------
+
+def test_unknown_basis_id_says_did_you_mean(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD.replace("claims:\n", "sections:\n  - {title: A, claims: [f11]}\n"
+                                  "claims:\n") + FACT +
+          "  - {id: i1, kind: inference, statement: s, basis: [f11], confidence: 0.5, note: n}\n")
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.stderr.splitlines() == [
+        "claims/R.yaml:6: section 'A' lists 'f11', which is not a claim of the ledger; did you "
+        "mean 'f1'?",
+        "claims/R.yaml:9: inference i1: basis 'f11' is not a claim of the ledger; did you mean "
+        "'f1'?"]
+
+
+def test_unknown_document_says_did_you_mean(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD + FACT.replace("doc: d1", "doc: d11"))
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.stderr == ("claims/R.yaml:6: fact f1: unknown document 'd11'; declare it under "
+                          "documents: (known: d1); did you mean 'd1'?\n")
+
+
+def test_unknown_formula_id_says_did_you_mean(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(ws, REPORT_HEAD + FACT + '  - {id: c1, kind: calc, statement: s, basis: [f1], '
+          'formula: "f1.rev + F1.rev", result: 2469}\n')
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.stderr == ("claims/R.yaml:7: calc c1: unknown claim id 'F1' in formula "
+                          "'f1.rev + F1.rev'; references are written claim-id.value, separated "
+                          "from operators by spaces; did you mean 'f1'?\n")
+
+
+@pytest.mark.parametrize("pin,expected", [
+    ("0x" + "a910" * 16, "YAML read 0xa910a910a9... as a hexadecimal number: write the 64 "
+     'characters without 0x, in quotes: sha256: "' + "a910" * 16 + '"'),
+    ("1234" * 16, 'YAML read 123412341234... as a number: quote it: sha256: "' + "1234" * 16
+     + '"'),
+])
+def test_hex_looking_pin_says_to_quote_it(ws: Path, monkeypatch: pytest.MonkeyPatch, pin: str,
+                                          expected: str) -> None:
+    (ws / "claims" / "documents.yaml").write_text(
+        f"documents:\n  d1:\n    file: ../a.pdf\n    sha256: {pin}\n", encoding="utf-8")
+    write(ws, REPORT_HEAD + FACT)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.stderr == ("claims/documents.yaml:4: sha256 must be 64 hexadecimal characters "
+                          f"(the file's SHA-256); {expected}\n")
+
+
+@pytest.mark.parametrize("body,line,col", [
+    ("report:\n\tid: R\n\ttitle: T\n", 2, 1),
+    ("report:\n  id: R\n  title: T\nclaims:\n  - id: f1\n  \t kind: fact\n", 6, 3),
+])
+def test_tab_in_yaml_says_to_replace_the_tab_with_spaces(
+        ws: Path, monkeypatch: pytest.MonkeyPatch, body: str, line: int, col: int) -> None:
+    write(ws, body)
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.output == (f"claims/R.yaml:{line}: YAML syntax error: a tab at column {col}; "
+                          "YAML indents with spaces only: replace the tab with spaces\n")
+
+
+def test_missing_documents_yaml_is_one_line(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (ws / "claims" / "documents.yaml").unlink()
+    write(ws, REPORT_HEAD + FACT + FACT.replace("f1", "f2") + FACT.replace("f1", "f3")
+          .replace("d1", "d2"))
+    res = run(ws, "claims", monkeypatch=monkeypatch)
+    assert res.exit_code == 1
+    assert res.stderr == (
+        "claims/documents.yaml: not found, and no report file declares `documents:`, so the 3 "
+        "facts cite unknown documents (d1, d2); declare each under documents: in "
+        "claims/documents.yaml, e.g. d1: {file: path/to/the.pdf, title: its title}\n")
+    assert res.stdout == "R: facts=0 hits=0 misses=0\nTOTAL: facts=0 hits=0 misses=0 errors=1\n"
+
+
+def test_read_ledger_keeps_the_valid_claims_and_returns_every_error(ws: Path) -> None:
+    """The library side of one run for every problem: claims with an error of their own are
+    left out of the ledger (and reported), the others stay, in order."""
+    write(ws, REPORT_HEAD + FACT + FACT.replace("f1", "f2").replace("page: 1", "page: 0") +
+          FACT.replace("f1", "f3").replace("rev: 1234.5", "rev: 1234") +
+          '  - {id: c1, kind: calc, statement: s, basis: [f3], formula: "f3.rev", result: 1}\n'
+          '  - {id: c2, kind: calc, statement: s, basis: [f1], formula: "f1.rev", result: 1234.5}\n')
+    ledger, problems = read_ledger([ws / "claims"])
+    assert list(ledger.claims) == ["f1", "c1", "c2"] and ledger.reports[0].claims == ("f1", "c1",
+                                                                                      "c2")
+    assert [(p.line, p.message[:28]) for p in problems] == [
+        (7, "page must be a page number f"), (8, "fact f3: value rev=1234 does")]
+    with pytest.raises(LedgerErrors) as ei:  # load_ledger: a whole ledger or its errors
+        load_ledger([ws / "claims"])
+    assert [str(p) for p in ei.value.problems] == [str(p) for p in problems]

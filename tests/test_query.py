@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from reportgen.cli import main
 from reportgen.graph import entity_graph
 from reportgen.model import Edge, Fact, Ledger, Loc, Report
-from reportgen.graph.query import Options, run_query
+from reportgen.graph.query import Adjacency, Options, run_query
 from reportgen.graph.question import NameIndex, bind_question
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,6 +196,7 @@ def test_paths_are_real_walks_within_budget_and_limit(led, a, b, hops, limit, fa
     q = f"{a} {b}" if a != b else a
     first = run_query(g, q, opts, hits).json
     assert first == run_query(entity_graph(led), q, opts, hits).json  # identical across runs
+    assert first == run_query(g, q, opts, hits, adjacency=Adjacency(g).prepare()).json
     assert len(first["paths"]) <= limit
     written = {(e.source, e.relation, e.target, e.gap) for e in led.reports[0].edges}
     for p in first["paths"]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from reportgen.cli.common import fail, ledger_paths
+from reportgen.cli.common import echo_problems, fail, ledger_paths
 
 
 @click.command()
@@ -37,6 +37,8 @@ def build(paths: tuple[str, ...], out: str, templates: str | None, jobs: int,
                       jobs=jobs, allow_outside=allow_outside)
     except ReportgenError as e:
         fail(e)
+    if r.verification is not None:
+        echo_problems(r.verification.problems)
     click.echo(r.text, nl=False)
     if not r.ok:
         click.echo(f"not writing {r.out}: fix the problems above first", err=True)

@@ -16,6 +16,12 @@ def fail(err: Exception) -> NoReturn:
     sys.exit(1)
 
 
+def echo_problems(problems) -> None:  # problems: Iterable[ReportgenError]
+    """The ledger's errors as `file:line: message` lines on stderr, before the verdicts."""
+    for p in problems:
+        click.echo(str(p), err=True)
+
+
 def ledger_paths(paths: tuple[str, ...]) -> list[Path]:
     """Without a PATH, the ledger is `claims/`."""
     return [Path(p) for p in paths] or [Path("claims")]

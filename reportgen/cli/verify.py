@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from reportgen.cli.common import fail, json_line, ledger_paths
+from reportgen.cli.common import echo_problems, fail, json_line, ledger_paths
 
 
 def echo_verdicts(v) -> None:  # v: reportgen.model.Verification
@@ -34,6 +34,7 @@ def verify(paths: tuple[str, ...], as_json: bool, allow_outside: bool, jobs: int
         v = run_verify(ledger_paths(paths), allow_outside=allow_outside, jobs=jobs)
     except ReportgenError as e:
         fail(e)
+    echo_problems(v.problems)
     if as_json:
         for rec in verdict_records(v):
             click.echo(json_line(rec))

@@ -8,7 +8,8 @@ from typing import Any
 
 from reportgen.errors import LedgerError
 from reportgen.graph.model import BoundEdge, EntityModel, EntityNode
-from reportgen.graph.names import did_you_mean, norm, squash
+from reportgen.errors import did_you_mean
+from reportgen.graph.names import nearest_names, norm, squash
 from reportgen.graph.vocab import RELATION_RE, EntityDecl, load_vocabulary
 from reportgen.model import Edge, Fact, Ledger
 
@@ -96,7 +97,7 @@ class _Binder:
             return eid
         if self.m.has_entities_file:
             known = sorted({n for node in self.m.entities.values() for n in node.names()})
-            self.add(f"{_show(e)}: {name!r} names no entity{did_you_mean(name, known)}; add it as "
+            self.add(f"{_show(e)}: {name!r} names no entity{nearest_names(name, known)}; add it as "
                      "an alias in entities.yaml, declare the entity, or use its declared name",
                      e.loc.file, e.loc.line)
             return None

@@ -51,8 +51,10 @@ def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     return got
 
 
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """`; did you mean X?` or `` when nothing is close, with the known names listed if few."""
+def nearest_names(name: str, known: Iterable[str]) -> str:
+    """`; did you mean X or Y?` naming up to three entity names (any script, bigram Dice
+    when difflib finds none), or the known names when they are few; the single closest
+    declared name of a vocabulary is reportgen.errors.did_you_mean."""
     known = sorted(set(known))
     near = closest(name, known)
     if near:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
-from reportgen.graph.names import did_you_mean
+from reportgen.graph.names import nearest_names
 from reportgen.graph.question import MARGIN, THRESHOLD, Bound, NameIndex, bind_question
 
 # fact ids -> {fact id: claim record with "status" and "message"} (see verify_anchors)
@@ -50,11 +51,52 @@ class Answer:
     names: dict[str, str] = field(default_factory=dict)
 
 
+class Adjacency:
+    """Each node's incident edges in expansion order (anchored before gap, then by number of
+    anchors, then by id), worked out once per node and kept across queries of one graph."""
+
+    def __init__(self, g) -> None:  # g: networkx.MultiDiGraph
+        self.g = g
+        self.raw: dict[str, list[tuple]] | None = None
+        self.ranked: dict[str, list[tuple]] = {}
+
+    def prepare(self) -> Adjacency:
+        """Group every edge by node in one pass: for a graph that answers many queries."""
+        raw: dict[str, list[tuple]] = {}
+        for u, v, k, d in self.g.edges(keys=True, data=True):
+            rank = (d["gap"] is not None, -len(d["anchors"]), k)
+            raw.setdefault(u, []).append((rank + ("forward",), u, v, v, d))
+            if v != u:  # a loop is taken forward only
+                raw.setdefault(v, []).append((rank + ("reverse",), u, v, u, d))
+        self.raw = raw
+        return self
+
+    def _incident(self, node: str) -> list[tuple]:
+        if self.raw is not None:
+            return self.raw.get(node, [])
+        out = []
+        for u, v, k, d in self.g.out_edges(node, keys=True, data=True):
+            out.append(((d["gap"] is not None, -len(d["anchors"]), k, "forward"), u, v, v, d))
+        for u, v, k, d in self.g.in_edges(node, keys=True, data=True):
+            if u != v:  # a loop is taken forward only
+                out.append(((d["gap"] is not None, -len(d["anchors"]), k, "reverse"),
+                            u, v, u, d))
+        return out
+
+    def of(self, node: str) -> list[tuple]:
+        """[(order, source, target, to, data)] of `node`, both directions, in order."""
+        got = self.ranked.get(node)
+        if got is None:
+            got = self.ranked[node] = sorted(self._incident(node), key=itemgetter(0))
+        return got
+
+
 class Walker:
     """Capped expansion over a MultiDiGraph, both directions, counting what the caps cut."""
 
-    def __init__(self, g, opts: Options) -> None:  # g: networkx.MultiDiGraph
+    def __init__(self, g, opts: Options, adjacency: Adjacency | None = None) -> None:
         self.g, self.opts = g, opts
+        self.adj = adjacency if adjacency is not None else Adjacency(g)
         self.cache: dict[str, list[Step]] = {}
         self.cut: dict[str, int] = {}
 
@@ -62,20 +104,14 @@ class Walker:
         got = self.cache.get(node)
         if got is not None:
             return got
-        rel = set(self.opts.relations)
-        out: list[Step] = []
-        seen: set[str] = set()
-        for u, v, k, d in self.g.out_edges(node, keys=True, data=True):
-            if not rel or d["relation"] in rel:
-                out.append(Step(k, u, v, v, "forward", d))
-                seen.add(k)
-        for u, v, k, d in self.g.in_edges(node, keys=True, data=True):
-            if k not in seen and (not rel or d["relation"] in rel):
-                out.append(Step(k, u, v, u, "reverse", d))
-        out.sort(key=Step.order)
-        if len(out) > self.opts.fanout:
-            self.cut[node] = len(out) - self.opts.fanout
-            out = out[:self.opts.fanout]
+        cand = self.adj.of(node)
+        if self.opts.relations:
+            rel = set(self.opts.relations)
+            cand = [c for c in cand if c[4]["relation"] in rel]
+        if len(cand) > self.opts.fanout:
+            self.cut[node] = len(cand) - self.opts.fanout
+            cand = cand[:self.opts.fanout]
+        out = [Step(o[2], u, v, to, o[3], d) for o, u, v, to, d in cand]
         self.cache[node] = out
         return out
 
@@ -159,10 +195,11 @@ def _reversed(tail: list[Step], end: str) -> list[Step]:
     return out
 
 
-def find_paths(g, starts: Sequence[str], opts: Options) -> tuple[list[list[Step]], int, int]:
+def find_paths(g, starts: Sequence[str], opts: Options, adjacency: Adjacency | None = None
+               ) -> tuple[list[list[Step]], int, int]:
     """(paths within --limit, fan-out cut, paths cut): the neighbourhood of one start or the
     paths between each pair of starts, in a deterministic order."""
-    w = Walker(g, opts)
+    w = Walker(g, opts, adjacency)
     groups: list[list[list[Step]]] = []
     if len(starts) == 1:
         groups.append(w.around(starts[0]))
@@ -196,8 +233,9 @@ def _hop(s: Step, opts: Options, verdicts: Mapping[str, Mapping[str, Any]]) -> d
 
 
 def run_query(g, question: str, opts: Options, check: Checker, starts: Sequence[str] = (),
-              index: NameIndex | None = None) -> Answer:
-    """The answer to `question` over graph `g`; `check` verifies the cited facts now."""
+              index: NameIndex | None = None, adjacency: Adjacency | None = None) -> Answer:
+    """The answer to `question` over graph `g`; `check` verifies the cited facts now.
+    `index` and `adjacency` may be kept across queries of one graph (they only cache)."""
     index = index or NameIndex.of_graph(g)
     bound: Bound = bind_question(question, index, opts.threshold, opts.margin)
     out: dict[str, Any] = {"question": question, "status": bound.status,
@@ -218,7 +256,7 @@ def run_query(g, question: str, opts: Options, check: Checker, starts: Sequence[
             out["status"] = "unbound"
         return Answer(out, names)
     ids = [b["entity"] for b in out["bindings"]]
-    paths, cut_fan, cut_paths = find_paths(g, ids, opts)
+    paths, cut_fan, cut_paths = find_paths(g, ids, opts, adjacency)
     cited = sorted({cid for p in paths for s in p for cid in s.data["anchors"]})
     verdicts = check(cited) if cited else {}
     for p in paths:
@@ -231,7 +269,7 @@ def run_query(g, question: str, opts: Options, check: Checker, starts: Sequence[
 
 def unknown_starts(g, starts: Iterable[str]) -> list[str]:
     """A message per --from id that names no entity, with the nearest ids."""
-    return [f"--from {s!r} is not an entity id{did_you_mean(s, list(g.nodes))}"
+    return [f"--from {s!r} is not an entity id{nearest_names(s, list(g.nodes))}"
             for s in starts if s not in g]
 
 

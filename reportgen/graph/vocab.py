@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import LedgerError
-from reportgen.graph.names import did_you_mean
+from reportgen.errors import LedgerError, did_you_mean
 
 TYPE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 RELATION_RE = re.compile(r"[a-z][a-z0-9_]*\Z")  # snake_case

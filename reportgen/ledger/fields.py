@@ -124,6 +124,19 @@ def check(value: Any, kind: str) -> str | None:
     return None if ok else WHAT[kind]
 
 
+def read_as_number(value: Any, kind: str, written: str | None) -> str:
+    """For text YAML read as a number (`sha256: 0xa910...` is a hexadecimal integer to
+    YAML): what was written and how to keep it as text; '' otherwise."""
+    if kind != "sha256" or not is_number(value) or not written:
+        return ""
+    digits = written[2:] if written[:2] in ("0x", "0X") else written
+    if SHA_RE.match(digits) and digits != written:
+        return (f"YAML read {written[:12]}... as a hexadecimal number: write the 64 "
+                f"characters without 0x, in quotes: sha256: \"{digits.lower()}\"")
+    shown = written if len(written) <= 12 else written[:12] + "..."
+    return f"YAML read {shown} as a number: quote it: sha256: \"{written}\""
+
+
 def _schema_of(kind: str) -> dict[str, Any]:
     idref = {"type": ["string", "integer"], "pattern": ID_PATTERN}
     return {

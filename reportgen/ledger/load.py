@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import LedgerError, LedgerErrors
+from reportgen.errors import LedgerError, LedgerErrors, did_you_mean
 from reportgen.ledger import fields as F
 from reportgen.ledger.shape import check_fields, Collector, item_line, line_of, show
 from reportgen.ledger.source import LocDict, load_jsonl, load_yaml
@@ -37,6 +37,8 @@ class _Loader(CrossChecks):
         self.claims: dict[str, Claim] = {}
         self.claim_raw: dict[str, tuple[LocDict, str]] = {}
         self.rejected: set[str] = set()  # claim ids whose own errors are already reported
+        self.invalid: set[str] = set()  # claims built but with an error of their own: unchecked
+        self.doc_trouble = False  # a `documents:` map or documents.yaml had an error
         self.bad_values: set[str] = set()  # facts whose `values` was reported and dropped
         self.sources: list[Path] = []
         self.claim_folds: dict[str, str] = {}  # casefolded claim id -> the id as written
@@ -79,7 +81,7 @@ class _Loader(CrossChecks):
         self.sources.append(path)
         file = str(path)
         try:
-            if path.suffix == ".jsonl":
+            if path.suffix.lower() == ".jsonl":
                 self.load_jsonl(path, workspace)
                 return
             data = load_yaml(path)
@@ -99,7 +101,8 @@ class _Loader(CrossChecks):
         for key in data:
             if key not in F.TOP:
                 self.col.add(f"unknown top-level key {key!r}; known keys: "
-                             + ", ".join(F.TOP), file, line_of(data, key, 1))
+                             + ", ".join(F.TOP) + did_you_mean(key, F.TOP), file,
+                             line_of(data, key, 1))
         if "documents" in data:
             self.load_documents(data["documents"], file, line_of(data, "documents", 1), workspace)
         if "report" not in data:
@@ -111,6 +114,13 @@ class _Loader(CrossChecks):
         self.load_report(data, file)
 
     def load_documents(self, docs: Any, file: str, line: int, workspace: Path) -> None:
+        before = len(self.col.problems)
+        try:
+            self._load_documents(docs, file, line, workspace)
+        finally:
+            self.doc_trouble = self.doc_trouble or len(self.col.problems) > before
+
+    def _load_documents(self, docs: Any, file: str, line: int, workspace: Path) -> None:
         if not isinstance(docs, dict):
             self.col.add("documents must be a mapping of document id to {file, title, sha256}",
                          file, line)
@@ -238,6 +248,7 @@ class _Loader(CrossChecks):
         else:
             extra = ()
         cid_raw = c.get("id")
+        before = len(self.col.problems)
         what = f"claim {cid_raw!r}" if F.as_id(cid_raw) else "claim"
         had_values = c.get("values") is not None
         if not check_fields(c, table, what, file, line, self.col, extra_ok=extra):
@@ -262,7 +273,8 @@ class _Loader(CrossChecks):
             claim = Fact(**common, doc=F.as_id(c["doc"]) or "", page=int(c["page"]),
                          quote=str(c["quote"]),
                          values=tuple((str(k), float(v)) for k, v in given.items()),
-                         value_texts=tuple(str(written.get(k, v)) for k, v in given.items()))
+                         value_texts=tuple(str(written.get(k, v)) for k, v in given.items()),
+                         page_line=line_of(c, "page", line))
         elif kind == "calc":
             written = getattr(c, "raw", {})
             tol = c.get("tolerance")
@@ -277,6 +289,8 @@ class _Loader(CrossChecks):
         self.claims[cid] = claim
         self.claim_raw[cid] = (c, file)
         draft["claims"].append(cid)
+        if len(self.col.problems) > before:  # an optional field was wrong: reported, unchecked
+            self.invalid.add(cid)
 
     def load_edge(self, e: Any, draft: dict[str, Any], file: str, line: int) -> None:
         if not check_fields(e, F.EDGE, "edge", file, line, self.col):
@@ -318,8 +332,11 @@ class _Loader(CrossChecks):
                                         Loc(file, line)))
 
     def ledger(self, root: Path, workspace: Path) -> Ledger:
+        """The ledger of the claims without an error of their own (the others are reported
+        and left unchecked; a claim resting on one of them is reported by the verifier)."""
         reports = tuple(Report(d["id"], d["title"], d["summary"], tuple(d["sections"]),
-                               tuple(d["claims"]), tuple(d["edges"]), tuple(d["entities"]),
+                               tuple(c for c in d["claims"] if c not in self.invalid),
+                               tuple(d["edges"]), tuple(d["entities"]),
                                d["loc"]) for d in self.reports)
         order = [cid for r in reports for cid in r.claims]
         return Ledger(root, workspace, reports, dict(self.documents),
@@ -334,6 +351,34 @@ def _where(file: str, line: int) -> str:
 # schema.yaml and entities.yaml are the graph's vocabulary, read by reportgen.graph.vocab
 GRAPH_FILES = ("schema.yaml", "schema.yml", "entities.yaml", "entities.yml")
 
+# What a ledger folder's claim files end with; files of other data formats are refused
+# (a report saved as J1.json would otherwise be left out without a word).
+READ_SUFFIXES = (".yaml", ".yml", ".jsonl")
+DATA_SUFFIXES = (".json", ".json5", ".ndjson", ".csv", ".tsv", ".toml", ".xml")
+
+
+def skipped(path: Path) -> bool:
+    """Hidden files and editor backups and locks (.S1.yaml.swp, S1.yaml~, #S1.yaml#,
+    S1.yaml.bak, .#S1.yaml): never claim files."""
+    name = path.name
+    return name.startswith((".", "#")) or name.endswith(("~", ".bak", ".orig", ".swp"))
+
+
+def unread_files(folder: Path) -> list[Path]:
+    """Files of the folder in a data format reportgen does not read, sorted."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in DATA_SUFFIXES
+                  and not skipped(p) and (p.is_file() or p.is_symlink()))
+
+
+def unread_message(path: Path) -> str:
+    """Why a data file in the ledger folder is an error, and the two ways out."""
+    fmt = path.suffix.lower()
+    how = ("write it as .jsonl, one claim per line, each with a \"report\" field"
+           if fmt in (".json", ".json5", ".ndjson") else "convert it to one of those")
+    return (f"reportgen does not read {fmt} files, so this one would be left out; claim files "
+            f"are .yaml or .yml (report files) and .jsonl (one claim or edge per line): {how}, "
+            "or move it out of the ledger folder")
+
 
 def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     """The ledger folder and its claim files in sorted path order (a report file brings its
@@ -341,7 +386,7 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     if path.is_dir():
         # a broken symlink is kept, so it is reported rather than silently skipped
         files = sorted(p for p in path.iterdir() if (p.is_file() or p.is_symlink())
-                       and p.suffix in (".yaml", ".yml", ".jsonl")
+                       and p.suffix.lower() in READ_SUFFIXES and not skipped(p)
                        and p.name not in GRAPH_FILES)
         return path, files
     files = [path]
@@ -353,9 +398,12 @@ def ledger_files(path: Path) -> tuple[Path, list[Path]]:
     return path.parent, files
 
 
-def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
-                cross_check: bool = True) -> Ledger:
-    """Read every claim file named by `paths`; raises LedgerErrors listing every problem.
+def read_ledger(paths: Sequence[Path], allow_outside: bool = False,
+                cross_check: bool = True) -> tuple[Ledger, list[LedgerError]]:
+    """Read every claim file named by `paths`: the ledger of the claims without an error of
+    their own, and every problem found (sorted by file and line), so one run reports them
+    all while the valid claims are still checked. Raises LedgerErrors only when nothing
+    can be checked: no such path, or problems and not one report read.
     `cross_check=False` skips the checks between claims (the evidence index needs only
     the documents, and a report file read alone may cite another report's claims)."""
     loader = _Loader(allow_outside)
@@ -371,6 +419,9 @@ def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
             raise LedgerErrors([LedgerError(
                 "not a ledger folder or a .yaml/.jsonl claim file", str(p))])
         root, files = ledger_files(p)
+        if p.is_dir():
+            for f in unread_files(p):
+                loader.col.add(unread_message(f), str(f), None)
         loader.partial = loader.partial or not p.is_dir()
         workspace = workspace_of(root)
         roots.append((root, workspace))
@@ -379,14 +430,28 @@ def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
             if real in seen:
                 continue
             seen.add(real)
+            before = len(loader.col.problems)
             loader.load_file(f, workspace)
+            if f.stem == "documents" and len(loader.col.problems) > before:
+                loader.doc_trouble = True
     loader.resolve_jsonl()
     if not loader.reports and not loader.col.problems:
         loader.col.add("no report files found (a report file has a `report:` block)",
                        str(roots[0][0]) if roots else "claims", None)
     if cross_check:
+        loader.root = roots[0][0] if roots else Path("claims")
         loader.cross_check()
-    if loader.col.problems:
+    if loader.col.problems and not loader.reports:
         raise LedgerErrors(loader.col.problems)
     root, workspace = roots[0]
-    return loader.ledger(root.resolve(), workspace)
+    return loader.ledger(root.resolve(), workspace), LedgerErrors(loader.col.problems).problems
+
+
+def load_ledger(paths: Sequence[Path], allow_outside: bool = False,
+                cross_check: bool = True) -> Ledger:
+    """read_ledger for callers that need a whole ledger: raises LedgerErrors listing every
+    problem, if any."""
+    ledger, problems = read_ledger(paths, allow_outside, cross_check)
+    if problems:
+        raise LedgerErrors(problems)
+    return ledger

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.errors import LedgerError
+from reportgen.errors import LedgerError, did_you_mean
 from reportgen.ledger import fields as F
 from reportgen.ledger.source import LocDict
 
@@ -42,9 +42,9 @@ def check_fields(obj: Any, table: dict[str, tuple[str, bool]], what: str, file: 
     bad_optional: list[str] = []
     for key in obj:
         if key not in table and key not in extra_ok:
-            known = ", ".join(sorted(set(table) | set(extra_ok)))
-            col.add(f"unknown field {key!r} in {what}; known fields: {known}", file,
-                    line_of(obj, key, line))
+            names = sorted(set(table) | set(extra_ok))
+            col.add(f"unknown field {key!r} in {what}; known fields: " + ", ".join(names)
+                    + did_you_mean(key, names), file, line_of(obj, key, line))
     for key, (kind, required) in table.items():
         if key not in obj or obj[key] is None:
             if required:
@@ -54,7 +54,9 @@ def check_fields(obj: Any, table: dict[str, tuple[str, bool]], what: str, file: 
             continue
         problem = F.check(obj[key], kind)
         if problem:
-            col.add(f"{key} must be {problem}; got {show(obj[key])}", file, line_of(obj, key, line))
+            hint = F.read_as_number(obj[key], kind, getattr(obj, "raw", {}).get(key))
+            col.add(f"{key} must be {problem}; " + (hint or f"got {show(obj[key])}"),
+                    file, line_of(obj, key, line))
             if required:
                 ok = False
             else:

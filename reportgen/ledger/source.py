@@ -146,6 +146,10 @@ def load_yaml(path: Path) -> Any:
         docs = list(yaml.compose_all(text, Loader=_LOADER))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
+        tab = _tab_near(text, mark.line if mark else 0)
+        if tab is not None:
+            raise LedgerError(f"YAML syntax error: a tab at column {tab[1]}; YAML indents with "
+                              "spaces only: replace the tab with spaces", file, tab[0]) from None
         what = " ".join(x for x in (e.context, e.problem) if x) or "invalid YAML"
         raise LedgerError(f"YAML syntax error: {what}; check indentation and quoting",
                           file, (mark.line + 1) if mark else 1) from None
@@ -160,6 +164,19 @@ def load_yaml(path: Path) -> Any:
     except yaml.constructor.ConstructorError as e:
         mark = e.problem_mark or e.context_mark
         raise LedgerError(f"YAML error: {e.problem}", file, (mark.line + 1) if mark else 1) from None
+
+
+def _tab_near(text: str, line: int) -> tuple[int, int] | None:
+    """(line, column), 1-based, of a tab in the indentation of the line where the parser
+    stopped or the line before it: the cause of the syntax error, which the parser's own
+    words ("found character that cannot start any token") do not name."""
+    lines = text.splitlines()
+    for n in (line, line - 1):
+        if 0 <= n < len(lines):
+            indent = lines[n][:len(lines[n]) - len(lines[n].lstrip(" \t"))]
+            if "\t" in indent:
+                return n + 1, indent.index("\t") + 1
+    return None
 
 
 class _DuplicateKey(ValueError):

@@ -14,7 +14,10 @@ finds the quote names the method (`Anchor.method`):
 - ``hyphenation``: also let a hyphen that ends a line be skipped, so a word broken at a line
   end may be typed whole (the hyphen still matches when typed). A hyphen whose hyphenated
   word also stands inside a line on the same page ("non-normal") is part of the word and
-  is never skipped.
+  is never skipped;
+- ``quotes``: also read the typographic quotation marks and apostrophes ‘ ’ ‚ as ' and
+  “ ” „ as ", on the page and in the quote, so "don't" typed on a keyboard finds "don’t".
+  A prime (′ ″), which means feet, inches or minutes, stays itself.
 
 Dashes, minus signs, digits and punctuation are never folded into one another.
 
@@ -45,7 +48,10 @@ from reportgen.model import Anchor, BBox, union
 from reportgen.pdf.orders import ORDERS, RowJoin, line_chars, row_join, runs
 from reportgen.pdf.text import PageText
 
-LEVELS = ("exact", "space", "nfkc", "hyphenation")
+LEVELS = ("exact", "space", "nfkc", "hyphenation", "quotes")
+# Typographic quotation marks and apostrophes as typed on a keyboard (level `quotes`).
+_QUOTES = {"\u2018": "'", "\u2019": "'", "\u201a": "'",
+           "\u201c": '"', "\u201d": '"', "\u201e": '"'}
 
 _ASCII_WS = frozenset(" \t\n\r\x0b\x0c")
 # Invisible characters that act as word gaps in text layers though they are not category Z.
@@ -57,6 +63,15 @@ _LINE_HYPHENS = frozenset("-\u2010\u00ad")
 _HYPHENS = frozenset("\u2010\u2011")
 # Decompositions that change meaning: 10² is not 102, ① is not 1, ½ is not 1/2.
 _KEEP_TAGS = ("<super>", "<sub>", "<circle>", "<fraction>")
+
+
+_QUOTE_CHARS = frozenset(_QUOTES) | {"'", '"'}
+
+
+def levels_for(quote: str) -> tuple[str, ...]:
+    """The levels worth trying: `quotes` finds nothing more than `hyphenation` for a quote
+    without a quotation mark or apostrophe, so a miss does not pay for it."""
+    return LEVELS if any(c in _QUOTE_CHARS for c in quote) else LEVELS[:-1]
 
 
 @lru_cache(maxsize=8192)
@@ -85,6 +100,8 @@ def fold(c: str, level: str) -> str:
         return ""
     if level == "space":
         return c
+    if level == "quotes" and c in _QUOTES:
+        return _QUOTES[c]
     return _nfkc(c)
 
 
@@ -172,7 +189,7 @@ _BARRIER = "\x00"
 
 def _key(page: PageText, run_list: Sequence[Sequence[int]], level: str) -> Key:
     """One key for a list of runs, runs separated by a barrier character (src -1)."""
-    hyph = _line_end_hyphens(page) if level == "hyphenation" else frozenset()
+    hyph = _line_end_hyphens(page) if level in ("hyphenation", "quotes") else frozenset()
     folded = _folded(page, level)
     parts: list[str] = []
     src: list[int] = []
@@ -316,7 +333,7 @@ def _search_page_uncached(quote: str, page: PageText) -> tuple[Anchor | None, Ro
     if not page.has_text_layer:
         return None, None
     join = None
-    for level in LEVELS:
+    for level in levels_for(quote):
         q, _ = fold_quote(quote, level)
         if not q:
             return None, None
@@ -375,7 +392,7 @@ def _search_across(quote: str, page: PageText,
     combos = [("stream", "stream"), ("columns", "columns"),
               ("columns", "stream"), ("stream", "columns")]
     join = None
-    for level in LEVELS:
+    for level in levels_for(quote):
         q, _ = fold_quote(quote, level)
         if not q:
             return None, None

@@ -42,7 +42,7 @@ def closest_text(quote: str, page: PageText, next_page: PageText | None = None,
     With `next_page`, windows may also run from this page onto the next (running heads and
     feet skipped), so a cross-page quote with one wrong character still gets a close window.
     """
-    level = "hyphenation"  # nfkc, and line-end hyphens dropped: they are no difference
+    level = "quotes"  # nfkc, line-end hyphens and typographic quotes: they are no difference
     q, qsrc = fold_quote(quote, level)
     if not q or not page.has_text_layer:
         return None

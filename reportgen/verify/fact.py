@@ -31,7 +31,7 @@ def verify_fact(fact: Fact, docs: DocumentSet) -> FactResult:
                "page is the 1-based index a PDF viewer shows")
         if docs.is_repaired(fact.doc):
             msg += " (the file is damaged and MuPDF had to repair it: it may be truncated)"
-        raise LedgerError(msg, fact.loc.file, fact.loc.line)
+        raise LedgerError(msg, fact.loc.file, fact.page_line or fact.loc.line)
     page = docs.page_text(fact.doc, fact.page)
     hit = match_quote(fact.quote, page, (lambda: docs.page_text(fact.doc, fact.page + 1))
                       if fact.page < count else None)

@@ -8,10 +8,14 @@ them. Stdlib only.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from reportgen.errors import display_path
 from reportgen.model import Calc, CalcResult, Fact, FactResult, Ledger, Verification
 from reportgen.pdf.crops import SCALE, crop_scales
+
+_FAILED = ("miss", "mismatch", "invalid")
 
 # fact id -> [(page, site path of its crop)], first page first (see site/plan.py)
 Crops = Mapping[str, Sequence[tuple[int, str]]]
@@ -29,7 +33,10 @@ def claim_record(v: Verification, cid: str, crops: Crops | None = None) -> dict[
                            "statement": c.statement, "confidence": c.confidence,
                            "note": c.note, "basis": list(c.basis),
                            "status": r.status if r is not None else None,
-                           "message": r.message if r is not None else ""}
+                           "message": r.message if r is not None else "",
+                           # where the claim is written, relative to the workspace: the
+                           # same in every build, wherever it runs from
+                           "file": workspace_path(v.ledger, c.loc.file), "line": c.loc.line}
     if c.draft:  # drafted by a model and not reviewed yet: evidence.jsonl and the pages say so
         rec["draft"] = True
     if isinstance(c, Fact):
@@ -69,18 +76,39 @@ def verdict_record(rec: Mapping[str, Any]) -> dict[str, Any]:
         out.update(computed=round(computed, 4) if computed is not None else None,
                    result=rec["result"])
     out["message"] = rec["message"]
+    out["file"], out["line"] = rec["file"], rec["line"]
     return out
+
+
+def workspace_path(ledger: Ledger, file: str) -> str:
+    """A claim file's path from the workspace root, in `/` form; published records never
+    carry the build machine's absolute paths."""
+    try:
+        return Path(file).resolve().relative_to(ledger.workspace.resolve()).as_posix()
+    except ValueError:
+        return Path(file).name
+
+
+def _place(v: Verification, cid: str) -> str:
+    """Where a claim is written, as the CLI's error messages name it (for editors)."""
+    loc = v.ledger.claims[cid].loc
+    return display_path(loc.file)
 
 
 def verdict_records(v: Verification) -> Iterator[dict[str, Any]]:
     """The `verify --json` objects: one per claim in ledger order, then the total."""
     for cid in v.results:
-        yield verdict_record(claim_record(v, cid))
+        out = verdict_record(claim_record(v, cid))
+        out["file"] = _place(v, cid)  # relative to the working folder, as errors are
+        yield out
     facts = [r for r in v.results.values() if isinstance(r, FactResult)]
     cs = [r for r in v.results.values() if isinstance(r, CalcResult)]
-    yield {"total": {"facts": len(facts), "hits": sum(r.status == "hit" for r in facts),
-                     "misses": sum(r.status == "miss" for r in facts), "calcs": len(cs),
-                     "mismatches": sum(r.status == "mismatch" for r in cs)}}
+    total = {"facts": len(facts), "hits": sum(r.status == "hit" for r in facts),
+             "misses": sum(r.status == "miss" for r in facts), "calcs": len(cs),
+             "mismatches": sum(r.status == "mismatch" for r in cs)}
+    if v.problems:
+        total["errors"] = len(v.problems)
+    yield {"total": total}
 
 
 _EVIDENCE_DROP = ("status", "message")
@@ -115,19 +143,51 @@ def edge_records(ledger: Ledger) -> Iterator[dict[str, Any]]:
 
 
 def verdict_lines(v: Verification) -> list[str]:
-    """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line."""
+    """MISS/MISMATCH/INVALID lines, then one line per report and the TOTAL line (which
+    counts the ledger errors, printed apart as `file:line: message`, when there are any).
+    A MISS or MISMATCH line ends with the claim's place, `(claims/S2.yaml:66)`. The calcs
+    and inferences that fail only because they rest on a claim with a ledger error share
+    one NOT CHECKED line: the errors are what to fix (their `--json` records say each)."""
     lines = []
+    resting = resting_on_errors(v)
     for cid, r in v.results.items():
-        claim = v.ledger.claims[cid]
+        if r.status not in _FAILED or cid in resting:
+            continue
+        rec = claim_record(v, cid)
+        where = f" ({_place(v, cid)}:{rec['line']})"
         if r.status == "miss":
-            lines.append(f"MISS {cid} {claim.doc} p.{claim.page}: {r.message}")  # type: ignore[union-attr]
+            lines.append(f"MISS {cid} {rec['doc']} p.{rec['page']}: {r.message}{where}")
         elif r.status == "mismatch":
-            lines.append(f"MISMATCH {cid}: {r.message}")
-        elif r.status == "invalid":
+            lines.append(f"MISMATCH {cid}: {r.message}{where}")
+        else:
             lines.append(f"INVALID {cid}: {r.message}")
+    if resting:
+        ids = [cid for cid in v.results if cid in resting]
+        lines.append(f"NOT CHECKED {', '.join(ids)}: {'it rests' if len(ids) == 1 else 'they rest'}"
+                     " on claims with ledger errors; fix those first")
     counts = v.counts()
     for c in counts:
         lines.append(f"{c.report}: facts={c.facts} hits={c.hits} misses={c.misses}")
-    lines.append("TOTAL: facts={} hits={} misses={}".format(
-        sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts)))
+    total = "TOTAL: facts={} hits={} misses={}".format(
+        sum(c.facts for c in counts), sum(c.hits for c in counts), sum(c.misses for c in counts))
+    lines.append(total + (f" errors={len(v.problems)}" if v.problems else ""))
     return lines
+
+
+def resting_on_errors(v: Verification) -> set[str]:
+    """Calcs and inferences whose only failing basis claims were left unchecked for a ledger
+    error, or rest on such claims in turn: nothing was computed or judged for them."""
+    out: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for cid, r in v.results.items():
+            if cid in out or r.status not in ("mismatch", "invalid") or (
+                    isinstance(r, CalcResult) and r.computed is not None):
+                continue
+            failed = [b for b in v.ledger.claims[cid].basis if b not in v.results or b in out
+                      or v.results[b].status in _FAILED]
+            if failed and all(b not in v.results or b in out for b in failed):
+                out.add(cid)
+                grew = True
+    return out

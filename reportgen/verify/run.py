@@ -34,43 +34,60 @@ def verified_at() -> str:
 
 def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1,
            after_doc: AfterDoc | None = None) -> Verification:
-    """Gather every verdict in memory; raises LedgerErrors for an invalid ledger or PDF."""
-    from reportgen.ledger import load_ledger
+    """Gather every verdict in memory, with the ledger's errors (`Verification.problems`):
+    a claim with an error is reported and left out, every other claim is checked. Raises
+    LedgerErrors only when nothing can be checked (no such path, no report read)."""
+    from reportgen.ledger.load import read_ledger
 
     stamp = verified_at()
-    ledger = load_ledger(paths, allow_outside=allow_outside)
+    ledger, problems = read_ledger(paths, allow_outside=allow_outside)
     from reportgen.graph.bind import graph_problems
-    graph = graph_problems(ledger)  # schema, entities, edge binding (graph.md sections 1-2)
-    if graph:
-        raise LedgerErrors(graph)
-    return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc)
+    problems = [*problems, *graph_problems(ledger)]  # schema, entities, edges (graph.md 1-2)
+    return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc, problems=problems)
 
 
 def verify_ledger(ledger: Ledger, stamp: str | None = None, jobs: int = 1,
-                  after_doc: AfterDoc | None = None) -> Verification:
+                  after_doc: AfterDoc | None = None,
+                  problems: Sequence[ReportgenError] = ()) -> Verification:
     """Check facts against their PDFs (in `jobs` processes), then calcs and inferences.
 
+    `problems` are the ledger's errors found while loading; a fact whose page or PDF is
+    wrong adds its own, and has no verdict. A calc or inference resting on a claim left
+    without a verdict is not computed but says why.
     `after_doc` runs after each document's facts, in the process that checked them (see
     reportgen.verify.facts.AfterDoc)."""
     from reportgen.verify.facts import check_facts
 
     facts = check_facts(ledger, jobs, after_doc)
     results: dict[str, Result] = dict(facts.results)
-    problems, sha = facts.problems, dict(sorted(facts.sha256.items()))
-    if problems:
-        raise LedgerErrors(problems)
+    sha = dict(sorted(facts.sha256.items()))
     exact: dict[str, Decimal] = {}  # calc id -> its computed result, in full
     for cid, claim in _basis_order(ledger):
+        unchecked = [b for b in claim.basis if b not in results]  # errors of their own
         if isinstance(claim, Calc):
-            results[cid] = _check_calc(claim, ledger, exact)
+            results[cid] = (_not_computed(claim, unchecked) if unchecked
+                            else _check_calc(claim, ledger, exact))
         elif isinstance(claim, Inference):
-            bad = [b for b in claim.basis
-                   if results.get(b) is not None and results[b].status in ("miss", "mismatch",
-                                                                           "invalid")]
+            bad = [b + (" (a ledger error)" if b in unchecked else "") for b in claim.basis
+                   if b in unchecked or results[b].status in ("miss", "mismatch", "invalid")]
             results[cid] = InferenceResult(cid, "invalid", f"its basis failed: {', '.join(bad)}") \
                 if bad else InferenceResult(cid, "valid")
-    ordered = {cid: results[cid] for cid in ledger.claims}
-    return Verification(ledger, ordered, stamp or verified_at(), sha)
+    ordered = {cid: results[cid] for cid in ledger.claims if cid in results}
+    every = LedgerErrors([*problems, *facts.problems]).problems if problems or facts.problems \
+        else []
+    return Verification(ledger, ordered, stamp or verified_at(), sha, tuple(every))
+
+
+def _not_computed(claim: Calc, unchecked: list[str]) -> CalcResult:
+    """A calc over a claim that has a ledger error: reported, never computed from it."""
+    what = " and ".join([", ".join(unchecked[:-1]), unchecked[-1]] if len(unchecked) > 1
+                        else unchecked)
+    return CalcResult(claim.id, "mismatch", None, claim.result, float(
+        calcs.exact(claim.tolerance, claim.tolerance_text) if claim.tolerance is not None
+        else calcs.half_last_place(claim.result_text)),
+        f"not computed: {what} in its basis "
+        + ("has a ledger error; fix that first" if len(unchecked) == 1
+           else "have ledger errors; fix those first"))
 
 
 def _basis_order(ledger: Ledger) -> list[tuple[str, Calc | Inference]]:
@@ -123,4 +140,5 @@ def _check_calc(claim: Calc, ledger: Ledger, exact: dict[str, Decimal]) -> CalcR
     return CalcResult(claim.id, "mismatch", float(computed), claim.result, float(tol),
                       f"formula {claim.formula} computes {calcs.fmt(float(computed))}, stated "
                       f"{claim.result_text}, tolerance {calcs.fmt(float(tol))} (off by "
-                      f"{calcs.fmt(float(abs(computed - stated)))})")
+                      f"{calcs.fmt(float(abs(computed - stated)))})"
+                      + calcs.scale_slip(computed, stated, tol))
