@@ -127,8 +127,10 @@ class BuildJobs:
             job.lines, job.written, job.up_to_date = result.lines, result.written, result.up_to_date
             if snap is None:
                 job.state = "failed"
-                job.message = ("a fact misses or a calc mismatches (see lines): the site was "
-                               "not replaced; fix the ledger and submit a build again")
+                v = result.verification
+                problems = "\n".join(str(p) for p in v.problems) if v is not None else ""
+                job.message = (problems or "a fact misses or a calc mismatches (see lines)") \
+                    + "\nthe site was not replaced; fix the ledger and submit a build again"
             else:
                 self.current = snap  # the swap queries see: one assignment
                 job.state = "succeeded"

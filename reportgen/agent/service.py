@@ -97,10 +97,13 @@ class Service:
         ledger = Ledger(self.paths[0], self.paths[0], (), {doc: docs[doc]}, {"quote": fact})
         try:
             v = verify_ledger(ledger)
+            problems = list(v.problems)
         except LedgerErrors as e:
-            code = (UPSTREAM_ERROR if any(isinstance(p, DocumentError) for p in e.problems)
+            problems = list(e.problems)
+        if problems:  # a page the document does not have, or a PDF that cannot be read
+            code = (UPSTREAM_ERROR if any(isinstance(p, DocumentError) for p in problems)
                     else INVALID_ARGUMENT)
-            raise ToolError(code, "; ".join(p.message for p in e.problems)) from e
+            raise ToolError(code, "; ".join(p.message for p in problems))
         rec = verdict_record(claim_record(v, "quote"))
         out = {k: rec[k] for k in ("status", "doc", "page", "pageEnd", "bbox",
                                    "anchorMethod", "message")}

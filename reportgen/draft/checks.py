@@ -70,7 +70,8 @@ class Vocab:
 
 def check_vocabulary(records: Sequence[Record], vocab: Vocab) -> None:
     """Undeclared entity types, relations, endpoint types and qualifiers are rejected."""
-    from reportgen.graph.names import did_you_mean, norm
+    from reportgen.errors import did_you_mean
+    from reportgen.graph.names import norm
 
     types = dict(vocab.known)
     for r in records:
@@ -113,7 +114,7 @@ def check_vocabulary(records: Sequence[Record], vocab: Vocab) -> None:
 def check_anchors(records: Sequence[Record], doc: Document, pages: int, root: Path) -> None:
     """Each quote through the verifier, as a fact on its page: a miss is rejected with the
     verifier's own message (where the quote does occur, or the closest text)."""
-    from reportgen.errors import LedgerErrors
+    from reportgen.errors import DocumentError, LedgerErrors
     from reportgen.model import Fact, Ledger, Loc
     from reportgen.verify.run import verify_ledger
 
@@ -135,13 +136,21 @@ def check_anchors(records: Sequence[Record], doc: Document, pages: int, root: Pa
     if not facts:
         return
     ledger = Ledger(root, root, (), {doc.id: doc}, dict(facts))
+    results: Mapping[str, Any] = {}
     try:
         v = verify_ledger(ledger)
-    except LedgerErrors as e:  # only a document that cannot be read gets here
-        raise e.problems[0] if len(e.problems) == 1 else e from None
-    for cid, res in v.results.items():
-        if res.status != "hit":
-            owner[cid].reject("anchor", f"p.{facts[cid].page}: {res.message}")
+        problems, results = list(v.problems), v.results
+    except LedgerErrors as e:
+        problems = list(e.problems)
+    bad = [p for p in problems if isinstance(p, DocumentError)]
+    if bad:  # the PDF cannot be read: nothing can be checked against it
+        raise bad[0]
+    for cid, r in owner.items():
+        res = results.get(cid)
+        if res is None:
+            r.reject("anchor", "; ".join(p.message for p in problems) or "not checked")
+        elif res.status != "hit":
+            r.reject("anchor", f"p.{facts[cid].page}: {res.message}")
 
 
 def check_values(records: Sequence[Record]) -> None:

@@ -111,13 +111,12 @@ def _write_checked(paths: Sequence[Path], target: Path, doc: str, title: str, pa
     for _ in range(MAX_ROUNDS):
         text, owner = report_text(doc, title, pages, records)
         target.write_text(text, encoding="utf-8")
-        try:
-            v = verify([*paths, target], allow_outside=allow_outside)
-        except LedgerErrors as e:
-            ours = [p for p in e.problems if p.file and os.path.realpath(p.file) == real
+        v = verify([*paths, target], allow_outside=allow_outside)
+        if v.problems:
+            ours = [p for p in v.problems if p.file and os.path.realpath(p.file) == real
                     and p.line in owner]
-            if len(ours) < len(e.problems) and not ours:
-                raise  # the ledger itself is invalid: nothing a draft can fix
+            if not ours:  # the ledger itself is invalid: nothing a draft can fix
+                raise LedgerErrors(list(v.problems))
             for p in ours:
                 owner[p.line].reject("ledger", p.message)
             continue
