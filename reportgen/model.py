@@ -57,6 +57,7 @@ class Fact(_ClaimBase):
     values: tuple[tuple[str, float], ...] = ()
     kind: Literal["fact"] = "fact"
     value_texts: tuple[str, ...] = ()  # each value as written ("2.870"), for exact checks
+    draft: bool = False  # drafted by a model, not yet reviewed (`draft: true`)
     page_line: int = 0  # the line of `page:`, where a page out of range is reported (0: loc)
 
     def __post_init__(self) -> None:
@@ -77,12 +78,14 @@ class Calc(_ClaimBase):
     tolerance: float | None
     kind: Literal["calc"] = "calc"
     tolerance_text: str | None = None  # the tolerance as written, compared exactly
+    draft: bool = False
 
 
 @dataclass(frozen=True)
 class Inference(_ClaimBase):
     basis: tuple[str, ...]
     kind: Literal["inference"] = "inference"
+    draft: bool = False
 
 
 Claim = Union[Fact, Calc, Inference]
@@ -99,6 +102,7 @@ class Edge:
     valid_from: str | None
     valid_to: str | None
     loc: Loc
+    draft: bool = False
 
 
 @dataclass(frozen=True)

@@ -89,8 +89,8 @@ CASES = [
      "claims/R.yaml:6: claim 'f1' is missing required field 'quote' (non-empty text)"),
     ("unknown-field", REPORT_HEAD +
      '  - {id: f1, kind: fact, statement: s, doc: d1, page: 1, quote: "R", pg: 2}\n',
-     "claims/R.yaml:6: unknown field 'pg' in claim 'f1'; known fields: confidence, doc, id, "
-     "kind, note, page, quote, statement, values; did you mean 'page'?"),
+     "claims/R.yaml:6: unknown field 'pg' in claim 'f1'; known fields: confidence, doc, draft, "
+     "id, kind, note, page, quote, statement, values; did you mean 'page'?"),
     ("page-zero", REPORT_HEAD +
      '  - {id: f1, kind: fact, statement: s, doc: d1, page: 0, quote: "R"}\n',
      "claims/R.yaml:6: page must be a page number from 1 (the page index a PDF viewer shows); "

@@ -25,10 +25,10 @@ BASE_FACT = {"id": "f0", "kind": "fact", "statement": "Base.", "doc": "d1", "pag
              "quote": "v 1", "values": {"v": 1}}
 GOOD = {"id": "c9", "statement": "A statement.", "confidence": 0.5, "note": "A note.",
         "doc": "d1", "page": 1, "quote": "v 1", "values": {"v": 1}, "basis": ["f0"],
-        "formula": "f0.v * 2", "result": 2, "tolerance": 0.1}
+        "formula": "f0.v * 2", "result": 2, "tolerance": 0.1, "draft": True}
 BAD = {"id": "bad id", "statement": "", "confidence": 1.5, "note": 7, "doc": ["d1"], "page": 0,
        "quote": 3, "values": {"v": "one"}, "basis": [], "formula": 2, "result": "two",
-       "tolerance": -1}
+       "tolerance": -1, "draft": "yes"}
 
 
 def test_cli_prints_the_schema() -> None:

@@ -19,7 +19,8 @@ class LazyGroup(click.Group):
                 "build": "reportgen.cli.build", "index": "reportgen.cli.index",
                 "find": "reportgen.cli.index", "serve": "reportgen.cli.serve",
                 "drift": "reportgen.cli.drift", "init": "reportgen.cli.init",
-                "query": "reportgen.cli.query", "communities": "reportgen.cli.communities"}
+                "query": "reportgen.cli.query", "communities": "reportgen.cli.communities",
+                "mcp": "reportgen.cli.mcp", "draft": "reportgen.cli.draft"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.COMMANDS))

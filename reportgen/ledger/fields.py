@@ -19,12 +19,13 @@ KINDS = ("fact", "calc", "inference")
 REPORT = {"id": ("id", True), "title": ("string", True), "summary": ("string", False)}
 DOCUMENT = {"file": ("string", True), "title": ("string", False), "sha256": ("sha256", False)}
 SECTION = {"title": ("string", True), "body": ("string", False), "claims": ("ids", False)}
-ENTITY = {"name": ("string", True), "type": ("string", False), "aliases": ("strings", False)}
+ENTITY = {"name": ("string", True), "type": ("string", False), "aliases": ("strings", False),
+          "draft": ("draft", False)}
 EDGE = {"from": ("string", True), "relation": ("string", True), "to": ("string", True),
         "anchors": ("ids1", False), "gap": ("string", False),
-        "valid_from": ("date", False), "valid_to": ("date", False)}
+        "valid_from": ("date", False), "valid_to": ("date", False), "draft": ("draft", False)}
 CLAIM = {"id": ("id", True), "kind": ("kind", True), "statement": ("string", True),
-         "confidence": ("unit", False), "note": ("string", False)}
+         "confidence": ("unit", False), "note": ("string", False), "draft": ("draft", False)}
 BY_KIND = {
     "fact": {"doc": ("id", True), "page": ("page", True), "quote": ("string", True),
              "values": ("values", False)},
@@ -50,6 +51,7 @@ WHAT = {
     "number": "a number",
     "nonneg": "a number of 0 or more",
     "values": "a map of name to number, e.g. {amount: 6928853013.03, share: 14.59}",
+    "draft": "true or false (true: drafted by `reportgen draft`, not yet reviewed)",
 }
 
 
@@ -115,6 +117,8 @@ def check(value: Any, kind: str) -> str | None:
         ok = isinstance(value, dict) and len(value) > 0 and all(
             isinstance(k, str) and VALUE_NAME_RE.match(k) and is_number(v)
             for k, v in value.items())
+    elif kind == "draft":
+        ok = isinstance(value, bool)
     else:  # pragma: no cover - a table typo
         raise ValueError(kind)
     return None if ok else WHAT[kind]
@@ -152,6 +156,7 @@ def _schema_of(kind: str) -> dict[str, Any]:
         "values": {"type": "object", "minProperties": 1,
                    "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                    "additionalProperties": {"type": "number"}},
+        "draft": {"type": "boolean"},
     }[kind] | {"description": WHAT[kind]}
 
 

@@ -263,7 +263,7 @@ class _Loader(CrossChecks):
         common = dict(id=cid, report=draft["id"], statement=str(c["statement"]).strip(),
                       confidence=float(c["confidence"]) if c.get("confidence") is not None
                       else None, note=str(c["note"]).strip() if c.get("note") else None,
-                      loc=Loc(file, line))
+                      loc=Loc(file, line), draft=c.get("draft") is True)
         if had_values and "values" not in c:
             self.bad_values.add(cid)
         claim: Claim
@@ -315,7 +315,7 @@ class _Loader(CrossChecks):
             draft["id"], str(e["from"]).strip(), str(e["relation"]).strip(), str(e["to"]).strip(),
             tuple(F.as_id(a) or "" for a in anchors or ()),
             str(gap).strip() if gap else None, e.get("valid_from"), e.get("valid_to"),
-            Loc(file, line)))
+            Loc(file, line), draft=e.get("draft") is True))
 
     def load_section(self, s: Any, draft: dict[str, Any], file: str, line: int) -> None:
         if not check_fields(s, F.SECTION, "section", file, line, self.col):

@@ -37,6 +37,8 @@ def claim_record(v: Verification, cid: str, crops: Crops | None = None) -> dict[
                            # where the claim is written, relative to the workspace: the
                            # same in every build, wherever it runs from
                            "file": workspace_path(v.ledger, c.loc.file), "line": c.loc.line}
+    if c.draft:  # drafted by a model and not reviewed yet: evidence.jsonl and the pages say so
+        rec["draft"] = True
     if isinstance(c, Fact):
         a = r.anchor if isinstance(r, FactResult) else None
         sha = (r.sha256 if isinstance(r, FactResult) else None) or v.sha256.get(c.doc)
@@ -135,6 +137,8 @@ def edge_records(ledger: Ledger) -> Iterator[dict[str, Any]]:
                                "qualifiers": dict(b.qualifiers)}
         rec.update({"anchors": list(e.anchors)} if e.gap is None else {"gap": e.gap})
         rec.update({k: getattr(e, k) for k in ("valid_from", "valid_to") if getattr(e, k)})
+        if e.draft:
+            rec["draft"] = True
         yield rec
 
 
