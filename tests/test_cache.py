@@ -198,3 +198,21 @@ def test_jobs_share_the_cache(sample, monkeypatch):
     assert run(2) == plain  # fills the cache from two processes
     assert len(_entries(sample)) == _keys(sample)
     assert run(2) == run(1) == plain
+
+
+def test_a_query_after_a_build_opens_no_pdf(sample):
+    """graph.md section 3: hop evidence is verified at query time, from the verdict cache
+    when the PDFs are unchanged, so a query after a build does not even import PyMuPDF."""
+    _json(sample)
+    code = ("import sys, json; from pathlib import Path; "
+            "from reportgen.ledger import load_ledger; "
+            "from reportgen.graph.query import Options, query_ledger; "
+            f"a = query_ledger(load_ledger([Path({str(sample)!r})]), '阳光电源 欣旺达', Options()); "
+            "hops = [h for p in a.json['paths'] for h in p['hops']]; "
+            "ev = [e['status'] for h in hops for e in h['evidence']]; "
+            "print(a.json['status'], len(ev) > 0 and set(ev) == {'hit'}, 'pymupdf' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop(ENV, None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.split() == ["ok", "True", "False"]
