@@ -34,3 +34,16 @@ def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callabl
         return folder
 
     return get
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium per test process, shared by every browser test it runs."""
+    from playwright.sync_api import sync_playwright
+
+    from browserkit import ARGS, CHROMIUM
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

@@ -8,28 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from browserkit import BROWSER
+
 sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parent.parent
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed"),
-]
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+pytestmark = BROWSER
 
 
 @pytest.fixture(scope="module")

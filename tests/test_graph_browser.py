@@ -8,14 +8,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_browser import ARGS, CHROMIUM, Watch  # noqa: E402
+from browserkit import BROWSER  # noqa: E402
+from test_browser import Watch  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed"),
-]
+pytestmark = BROWSER
 
 
 @pytest.fixture(scope="module")
@@ -26,16 +24,6 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("graph-browser") / "site"
     publish(verify([REPO / "claims"]), out)
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def test_entity_page_opens_a_hops_chip(browser, site) -> None:
