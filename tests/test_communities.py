@@ -3,12 +3,11 @@ kept by fingerprint and rebuilt only above an edited fact."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
 
-from commkit import fact, graph, planted, two_triangles
+from commkit import fact, planted, two_triangles
 from reportgen.communities.cluster import community_id, hierarchy, strict_problem
 from reportgen.communities.detect import detect, fingerprint
 from reportgen.communities.run import to_json

@@ -12,7 +12,6 @@ import yaml
 from click.testing import CliRunner
 
 from reportgen.cli import main
-from reportgen.errors import LedgerErrors
 from reportgen.graph import entity_graph
 from reportgen.graph.bind import bind_ledger, graph_problems
 from reportgen.graph.names import dice, norm

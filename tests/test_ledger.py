@@ -366,7 +366,7 @@ def test_document_path_that_cannot_be_followed_is_a_ledger_error(
     write(ws, REPORT_HEAD + FACT)
     res = run(ws, "claims", monkeypatch=monkeypatch)
     assert res.exit_code == 1
-    assert res.output.startswith(f"claims/documents.yaml:3: document 'd1': cannot follow "), \
+    assert res.output.startswith("claims/documents.yaml:3: document 'd1': cannot follow "), \
         res.output
     assert why in res.output and "internal error" not in res.output
 

@@ -157,6 +157,7 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
     """
     from reportgen.errors import ReportgenError
     from reportgen.index import finder as S
+    from reportgen.index.evidence import mark
     from reportgen.index import stubs
     from reportgen.index.store import default_db
 
@@ -207,7 +208,7 @@ def find(query: str, path: str | None, doc: str | None, k: int | None, as_json: 
         pages = f"p.{ev.page}" if h.page_end == ev.page else f"p.{ev.page}-{h.page_end}"
         ranks = " ".join(f"{c}#{r}" for c, r in h.channels.items())
         click.echo(f"{h.rank}. {h.doc} {pages} [{box}] {ev.kind} score={h.score:.4f} {ranks}")
-        click.echo("   " + S.mark(ev.text, h.terms, open_, close))
+        click.echo("   " + mark(ev.text, h.terms, open_, close))
 
 
 def _terms(missing: list[str]) -> str:

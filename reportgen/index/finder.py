@@ -17,7 +17,6 @@ from pathlib import Path
 from reportgen.index import channels, store
 from reportgen.index.errors import QueryError, UnknownDocumentError
 from reportgen.index.evidence import Evidence, best_evidence, ranked_evidence
-from reportgen.index.evidence import mark  # noqa: F401  (callers mark results through finder)
 from reportgen.index.fusion import rrf
 from reportgen.index.tokens import query_terms, unigram_tokens
 from reportgen.model import BBox

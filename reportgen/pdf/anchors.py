@@ -38,7 +38,6 @@ both (``exact+columns/stream``).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from test_index_support import ALPHA_PAGES, ledger_with_two_docs, make_pdf
 
 from reportgen.cli import main
-from reportgen.index.finder import mark
+from reportgen.index.evidence import mark
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html.parser
-import io
 import os
 import zipfile
 from pathlib import Path
