@@ -36,9 +36,10 @@ def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callabl
     return get
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One Chromium per test process, shared by every browser test it runs."""
+    """One Chromium per test module. Not per session: Playwright's sync API runs an event
+    loop in this thread while it lives, and the MCP tests (anyio) need the thread free."""
     from playwright.sync_api import sync_playwright
 
     from browserkit import ARGS, CHROMIUM
