@@ -182,7 +182,7 @@ def test_rotated_box_is_displayed(docs):
 
 
 def test_corpus_summary(docs):
-    """Runs last: the figures for the lead (shown with -rP or on failure)."""
+    """Runs last: the figures of the corpus run (shown with -rP or on failure)."""
     n = len(STATS["times"])
     if not n:
         pytest.skip("no corpus cases ran")

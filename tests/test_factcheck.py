@@ -1,5 +1,5 @@
 """Fact checking by document: the small page cache, release, and --jobs N giving the very
-same verdicts, order and messages as a serial run (issue 4)."""
+same verdicts, order and messages as a serial run."""
 
 from __future__ import annotations
 

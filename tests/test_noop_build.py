@@ -1,4 +1,4 @@
-"""The no-op rebuild (issue 4): with nothing changed `build` repeats its verdict lines and
+"""The no-op rebuild: with nothing changed `build` repeats its verdict lines and
 writes nothing; any change to an input or to the output folder means a full build."""
 
 from __future__ import annotations
