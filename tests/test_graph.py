@@ -184,6 +184,17 @@ def test_schema_errors_name_the_closest_declared_name(tmp_path: Path) -> None:
                "did you mean 'Project'?" in p for p in got), got
 
 
+def test_unknown_fields_of_relations_and_entities_name_the_closest_field(tmp_path: Path) -> None:
+    claims = ledger_dir(tmp_path, "  - {from: Sungrow, relation: buys_from, to: 欣旺达, anchors: [f8]}\n",
+                        SCHEMA.replace("qualifiers: [share]", "qualifers: [share]"),
+                        ENTITIES.replace("aliases: [Sungrow]", "alias: [Sungrow]"))
+    got = problems(claims)
+    assert any("schema.yaml:5: relation buys_from: unknown field 'qualifers'; did you mean "
+               "'qualifiers'?" in p for p in got), got
+    assert any("entities.yaml:2: entity sungrow: unknown field 'alias'; did you mean "
+               "'aliases'?" in p for p in got), got
+
+
 def test_without_schema_relations_must_be_snake_case(tmp_path: Path) -> None:
     claims = ledger_dir(tmp_path, "  - {from: A, relation: Buys From, to: B, gap: why}\n")
     [msg] = problems(claims)

@@ -147,10 +147,7 @@ def load_schema(path: Path, problems: list[LedgerError]) -> Schema | None:
         if not isinstance(spec, dict):
             add(f"relation {name}: must be a mapping such as {{from: Company, to: Company}}", line)
             continue
-        for key in spec:
-            if key not in RELATION_FIELDS:
-                add(f"relation {name}: unknown field {key!r}{did_you_mean(str(key), RELATION_FIELDS)}",
-                    _line(spec, key, line))
+        _unknown_fields(f"relation {name}", spec, RELATION_FIELDS, line, add)
         ends: dict[str, tuple[str, ...]] = {}
         for end in ("from", "to"):
             got = _names(spec.get(end))
@@ -209,10 +206,7 @@ def load_entities(path: Path, schema: Schema | None, documents: set[str],
         if not isinstance(spec, dict):
             add(f"entity {eid}: must be a mapping with name, type, aliases, docs", line)
             continue
-        for key in spec:
-            if key not in ENTITY_FIELDS:
-                add(f"entity {eid}: unknown field {key!r}{did_you_mean(str(key), ENTITY_FIELDS)}",
-                    _line(spec, key, line))
+        _unknown_fields(f"entity {eid}", spec, ENTITY_FIELDS, line, add)
         name = _text(spec.get("name"))
         if name is None:
             add(f"entity {eid}: missing name (the name it is best known by)", line)
@@ -302,3 +296,11 @@ def vocabulary_schemas() -> dict[str, dict[str, Any]]:
 def schema_file_text(which: str) -> str:
     """The shipped JSON Schema file of `which` (schema or entities), as committed."""
     return json.dumps(vocabulary_schemas()[which], indent=2, ensure_ascii=False) + "\n"
+
+
+def _unknown_fields(what: str, spec: dict, known, line: int | None, add) -> None:
+    """Each field of `spec` that is not declared, at its own line, with the closest name."""
+    for key in spec:
+        if key not in known:
+            add(f"{what}: unknown field {key!r}{did_you_mean(str(key), known)}",
+                _line(spec, key, line))
