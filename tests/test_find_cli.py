@@ -7,21 +7,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
-from test_index_support import ledger_with_two_docs, make_scan, write_ledger
-
-from reportgen.cli import main
+from test_index_support import make_scan, run, two_doc_workspace, write_ledger
 
 
 @pytest.fixture()
 def ws(tmp_path: Path, monkeypatch) -> Path:
-    ledger_with_two_docs(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return two_doc_workspace(tmp_path, monkeypatch)
 
 
 def test_index_prints_a_summary_then_skips_unchanged(ws: Path) -> None:

@@ -10,10 +10,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 import yaml
-from click.testing import CliRunner
-from test_index_support import ledger_with_two_docs, make_pdf
+from test_index_support import make_pdf, run, two_doc_workspace
 
-from reportgen.cli import main
 from reportgen.index.evidence import mark, sentences
 from reportgen.index.stubs import quote_candidates
 from reportgen.pdf.anchors import match_quote
@@ -23,13 +21,7 @@ from reportgen.pdf.textlayer import extract_page
 
 @pytest.fixture()
 def ws(tmp_path: Path, monkeypatch) -> Path:
-    ledger_with_two_docs(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return two_doc_workspace(tmp_path, monkeypatch)
 
 
 def sha(path: Path) -> str:

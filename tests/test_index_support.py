@@ -118,3 +118,20 @@ class HashingEmbedder:
 
 def hashing_embedder():
     return HashingEmbedder()
+
+
+def two_doc_workspace(tmp_path: Path, monkeypatch) -> Path:
+    """A workspace with the two-document ledger, made the working folder (the CLI tests'
+    `ws` fixture)."""
+    ledger_with_two_docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args: str):
+    """`reportgen ARGS` through click's CliRunner."""
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
