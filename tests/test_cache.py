@@ -216,3 +216,25 @@ def test_a_query_after_a_build_opens_no_pdf(sample):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, check=True).stdout
     assert out.split() == ["ok", "True", "False"]
+
+
+def _pdf_reads(claims: Path) -> int:
+    """How many times one `verify` opens the ledger's PDFs (Python's `open` audit event, in
+    a fresh process: audit hooks cannot be removed)."""
+    code = ("import os, sys; from pathlib import Path; "
+            "from reportgen.verify.run import verify; n = [0]; "
+            "sys.addaudithook(lambda e, a: n.__setitem__(0, n[0] + 1) if e == 'open' "
+            "and isinstance(a[0], (str, os.PathLike)) and os.fspath(a[0]).endswith('.pdf') "
+            "else None); "
+            f"v = verify([Path({str(claims)!r})]); print(v.ok, n[0])")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop(ENV, None)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, check=True).stdout.split()
+
+
+def test_a_first_run_reads_each_pdf_once(sample):
+    """An empty verdict cache finds nothing, so the reader's own hash serves: each of the
+    three PDFs is read once, not hashed for the cache and then read again."""
+    assert _pdf_reads(sample) == ["True", "3"]
+    assert _pdf_reads(sample) == ["True", "3"]  # the second run: hashed only, never parsed

@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -147,11 +147,23 @@ def _decode(fid: str, d: Any) -> FactResult:
     return FactResult(fid, d["status"], anchor, d["sha256"], d["message"])
 
 
+def _listing(folder: Path) -> Iterator[str]:
+    """The names in `folder`, none when it is absent or unreadable."""
+    try:
+        with os.scandir(folder) as it:
+            yield from (e.name for e in it)
+    except OSError:
+        return
+
+
 class VerdictCache:
     """Fact verdicts on disk, one file per key; `folder=None` is a cache that holds nothing."""
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
+        # An empty cache (a first run) finds nothing: `split` then leaves each file to the
+        # reader, which hashes it as it reads it, instead of reading it twice.
+        self.empty = folder is None or not any(_listing(folder))
 
     @classmethod
     def for_ledger(cls, ledger: Ledger) -> VerdictCache:
@@ -205,7 +217,7 @@ class VerdictCache:
 
         Nothing is found for an undeclared document, a file that is not a regular file,
         or one whose pin does not match (the reader then says what is wrong)."""
-        if self.folder is None or document is None or not facts:
+        if self.empty or document is None or not facts:
             return None, {}, list(facts)
         sha = file_sha256(document.path)
         if sha is None or (document.sha256 is not None and document.sha256.lower() != sha):
