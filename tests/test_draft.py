@@ -170,3 +170,13 @@ def test_bad_input_is_refused(monkeypatch, args, code, words) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     r = CliRunner().invoke(main, args)
     assert r.exit_code == code and words in r.output, r.output
+
+
+@pytest.mark.parametrize("text", ["a\u2028b", "x\u0085y", "p\u2029q", 'say "hi"\\', "3.50"])
+def test_drafted_quote_with_a_line_separator_reads_back_unchanged(text: str) -> None:
+    """A quote the model copied with a line separator is written so YAML reads it back
+    as the same characters, which the anchor rule then checks."""
+    import yaml
+    from reportgen.draft.write import q
+
+    assert yaml.safe_load(f"quote: {q(text)}")["quote"] == text

@@ -11,9 +11,12 @@ from reportgen.draft.checks import Record
 
 
 def q(s: Any) -> str:
-    """A YAML scalar: strings double-quoted (JSON's syntax is a subset of YAML's)."""
+    """A YAML scalar: strings double-quoted as init and stubs quote them (a line separator
+    in a model's quote must read back as itself), numbers and booleans as JSON writes them."""
     if isinstance(s, str):
-        return json.dumps(s, ensure_ascii=False)
+        from reportgen.ledger.scaffold import yaml_quote
+
+        return yaml_quote(s)
     return json.dumps(s)
 
 
