@@ -104,13 +104,15 @@ def _write_checked(paths: Sequence[Path], target: Path, doc: str, title: str, pa
                    records: list[Record], allow_outside: bool) -> None:
     """Write the file and verify it with the ledger; drop what that refuses, rewrite."""
     from reportgen.draft.write import report_text
+    from reportgen.pdf.files import write_atomic
     from reportgen.verify.run import verify
 
     target.parent.mkdir(parents=True, exist_ok=True)
     real = os.path.realpath(target)
     for _ in range(MAX_ROUNDS):
         text, owner = report_text(doc, title, pages, records)
-        target.write_text(text, encoding="utf-8")
+        write_atomic(target.parent, [text.encode("utf-8")], lambda: target, ".yaml",
+                     mode=0o644)  # a kill leaves the previous draft whole
         v = verify([*paths, target], allow_outside=allow_outside)
         if v.problems:
             ours = [p for p in v.problems if p.file and os.path.realpath(p.file) == real

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -52,18 +51,11 @@ def _same_style(old: Any, new: str) -> Any:
 
 
 def _replace(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".drift-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """The claim file rewritten whole or not at all, its permissions kept."""
+    from reportgen.pdf.files import write_atomic
+
+    write_atomic(path.parent, [text.encode("utf-8")], lambda: path, path.suffix,
+                 mode=os.stat(path).st_mode & 0o7777)
 
 
 def _edit_yaml(path: Path, pages: dict[str, int], doc: tuple[str, str, str] | None) -> bool:

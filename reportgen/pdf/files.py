@@ -22,10 +22,10 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
 
 
 def write_atomic(folder: Path, chunks: Iterable[bytes], name: Callable[[], Path],
-                 suffix: str = "") -> Path:
-    """Write chunks to a temporary file in `folder`, then rename it, read-only (sites
-    hard-link the cache's crops and PDFs), to `name()`: called once everything is
-    written, it may refuse the bytes by raising."""
+                 suffix: str = "", mode: int = 0o444) -> Path:
+    """Write chunks to a temporary file in `folder`, then rename it, read-only by default
+    (sites hard-link the cache's crops and PDFs), to `name()`: called once everything is
+    written, it may refuse the bytes by raising. A kill leaves the old file or the new."""
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=suffix)
     try:
@@ -33,7 +33,7 @@ def write_atomic(folder: Path, chunks: Iterable[bytes], name: Callable[[], Path]
             for chunk in chunks:
                 out.write(chunk)
         final = name()
-        os.chmod(tmp, 0o444)
+        os.chmod(tmp, mode)
         os.replace(tmp, final)
         return final
     except BaseException as e:
