@@ -5,7 +5,7 @@
     .venv/bin/python bench/site_bench.py --scale --runs 1     # a quick look, ~1 minute
 
 Default mode, medians of --runs fresh processes, interleaved:
-  (a) cold `reportgen build LEDGER --out TMP` (empty crop cache)
+  (a) cold `reportgen build LEDGER --out TMP` (every cache empty: crops, verdicts)
   (b) the floor: only the PyMuPDF work the ledger needs (open the PDFs, words with boxes for
       the named pages, find each quote, union the boxes, clip-render and write the crops)
   (c) what a user would do with pdfplumber (extract the named pages, search, crop with
@@ -21,7 +21,7 @@ line Chinese words with one figure, in MuPDF's built-in CJK font) with 1,000 fac
 pages (quotes are line tails; 200 pages carry two). It is written once outside the
 repository (--corpus DIR, default $TMPDIR/reportgen-scale-zh, regenerated when its
 description changes) and reused. Each of --runs rounds times, interleaved, in fresh
-processes with an empty crop cache:
+processes with every cache empty (crops, verdicts):
   floor x1  the floor script above over all 1,000 facts, one process
   floor x2  the same split by document into two processes run at once (pages balanced)
   jobs 1    cold `reportgen build --jobs 1`
@@ -225,7 +225,15 @@ def build_cmd(ledger: Path, out: Path, jobs: int = 1) -> list[str]:
     return [PY, "-m", "reportgen", "build", str(ledger), "--out", str(out), "--jobs", str(jobs)]
 
 
+def verdict_cache(out: Path) -> None:
+    """Keep the verdict cache beside `out`'s other caches, so that a cold build is cold:
+    by default it lives beside the ledger folder and would survive between rounds (every
+    fact's verdict cached, no PDF parsed)."""
+    os.environ["REPORTGEN_VERDICT_CACHE"] = str(out.parent / ".reportgen" / "verdicts")
+
+
 def cold(ledger: Path, out: Path, jobs: int = 1) -> tuple[float, int]:
+    """A build with every cache empty: crops, kept PDFs, templates and verdicts."""
     shutil.rmtree(out.parent / ".reportgen", ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     return timed(build_cmd(ledger, out, jobs))
@@ -255,6 +263,7 @@ def main_default(args) -> None:
         (work / "floor.py").write_text(FLOOR)
         (work / "plumber.py").write_text(PLUMBER)
         out = work / "site" / "site"
+        verdict_cache(out)
         out.parent.mkdir()
         res: dict[str, list[float]] = {"a": [], "b": [], "c": [], "d": [], "v": []}
         for i in range(args.runs):
@@ -349,6 +358,7 @@ def main_scale(args) -> None:
             halves[-1].write_text(json.dumps(group))
         n_pages = len({(t["pdf"], p) for t in tasks for p in range(t["page"], t["page_end"] + 1)})
         out = base / "out" / "site"
+        verdict_cache(out)
         out.parent.mkdir(exist_ok=True)
         res: dict[str, list[float]] = {"f1": [], "f2": [], "j1": [], "j2": []}
         loads = [os.getloadavg()[0]]

@@ -238,3 +238,18 @@ def test_a_first_run_reads_each_pdf_once(sample):
     three PDFs is read once, not hashed for the cache and then read again."""
     assert _pdf_reads(sample) == ["True", "3"]
     assert _pdf_reads(sample) == ["True", "3"]  # the second run: hashed only, never parsed
+
+
+def test_a_partly_cached_document_is_read_once_not_hashed_then_read_again(sample):
+    """A warm cache after an edit: the edited fact's document misses the verdict cache for
+    one fact, and the bytes hashed for the lookup are the ones opened for that fact (it
+    was hashed, then read again: 4 reads of the three PDFs, now 3)."""
+    assert _pdf_reads(sample) == ["True", "3"]  # fills the cache
+    s1 = sample / "S1.yaml"
+    text = s1.read_text(encoding="utf-8")
+    quote = "公司与海博思创、中车株洲所、思源电气等达成长期战略合作"
+    assert text.count(quote) == 1
+    s1.write_text(text.replace(quote, quote.removesuffix("长期战略合作")), encoding="utf-8")
+    assert _pdf_reads(sample) == ["True", "3"]  # 300750: one fact to check, one read
+    assert _pdf_reads(sample) == ["True", "3"]  # every verdict cached again
+

@@ -3,11 +3,11 @@
 Every way a file can fail to serve as evidence becomes a `DocumentError` naming the PDF and
 the fix, so an analyst never sees a MuPDF traceback.
 
-A file is read once, through one descriptor: its first KB decides whether it is a PDF at all
-(a 64 GB file of zeros is refused after 1,024 bytes, a file over MAX_BYTES before it is read),
-then its bytes are hashed as they are read and MuPDF opens exactly those bytes: from memory
-up to IN_MEMORY_MAX, above that from a private copy (mode 0600 in TMPDIR) written while
-hashing, whose name is removed as soon as MuPDF has opened it. Opening the path itself after
+A file is read once, through one descriptor (`pdf.source.read_pdf`: its first KB decides
+whether it is a PDF at all, its bytes are hashed as they are read), and MuPDF opens exactly
+those bytes: from memory up to IN_MEMORY_MAX, above that from a private copy (mode 0600 in
+TMPDIR) written while hashing, whose name is removed as soon as MuPDF has opened it. Bytes
+the verdict cache read for its lookup are handed over (`DocumentSet.adopt`), not read again. Opening the path itself after
 hashing it would let a file replaced in between be checked under another file's hash; a
 huge file in memory would cost its size in RAM. The same bytes are what `save_copy`
 publishes, so nothing after the check reads the path again; `open_verified` and
@@ -19,52 +19,24 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
-import tempfile
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
 
 import pymupdf
 
 from reportgen.errors import DocumentError
 from reportgen.model import Document
 from reportgen.pdf.files import write_atomic
+from reportgen.pdf.source import (CHUNK, IN_MEMORY_MAX, MAX_BYTES, PdfBytes, open_regular,
+                                  pin_mismatch, read_pdf, too_large)
 from reportgen.pdf.text import PageText
 from reportgen.pdf.textlayer import FLAGS, MAX_PAGE_CHARS, TooManyChars, extract_page
-
-HEAD = 1024  # the %PDF- header may follow up to 1 KB of junk (as readers allow)
-IN_MEMORY_MAX = 256 << 20  # larger files are opened from a private copy, not from memory
-MAX_BYTES = 4 << 30  # no report is larger; a bigger file is refused, not copied
-_CHUNK = 1 << 20
-
-# What a file that is not a PDF usually is, by its first bytes, for the message.
-_MAGIC = (
-    (b"<!doctype html", "an HTML page (a download that saved an error or login page?)"),
-    (b"<html", "an HTML page (a download that saved an error or login page?)"),
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"PK\x03\x04", "a ZIP archive (an .xlsx/.docx or a zipped download?)"),
-    (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file"),
-    (b"version https://git-lfs", "a Git LFS pointer (run `git lfs pull`)"),
-    (b"{", "a JSON file"),
-)
 
 # Silence MuPDF's own warnings on stderr: library code never prints; problems become errors.
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
-
-
-def _what_is(head: bytes) -> str:
-    low = head.lstrip().lower()
-    for magic, what in _MAGIC:
-        if low.startswith(magic.lower()):
-            return what
-    if head and all(32 <= b < 127 or b in (9, 10, 13) for b in head[:256]):
-        return "a text file"
-    return "binary data of an unknown kind"
 
 
 # Text layers kept at once, bounded by characters: a PageText holds about 310 bytes per
@@ -74,47 +46,10 @@ CACHE_CHARS = 256_000
 CACHE_PAGES = 32
 
 
-class _Bytes:
-    """The bytes a document was checked against: in memory, or a private copy on disk
-    (its name is removed once MuPDF has opened it; this descriptor keeps it readable)."""
-
-    def __init__(self, sha256: str, data: bytes | None = None, fd: int | None = None,
-                 spool: Path | None = None) -> None:
-        self.sha256 = sha256
-        self.data = data
-        self.fd = fd
-        self.spool = spool
-
-    def chunks(self) -> Iterator[bytes]:
-        if self.data is not None:
-            yield self.data
-            return
-        if self.fd is None:
-            raise ValueError("the document's bytes are closed")
-        offset = 0
-        while chunk := os.pread(self.fd, _CHUNK, offset):
-            offset += len(chunk)
-            yield chunk
-
-    def unlink(self) -> None:
-        if self.spool is not None:
-            try:
-                os.unlink(self.spool)
-            except FileNotFoundError:
-                pass
-            self.spool = None
-
-    def close(self) -> None:
-        self.unlink()
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-
-
 class _Open:
     """One opened document: the MuPDF handle, its bytes and its plain-text and memo caches."""
 
-    def __init__(self, doc: pymupdf.Document, source: _Bytes, repaired: bool) -> None:
+    def __init__(self, doc: pymupdf.Document, source: PdfBytes, repaired: bool) -> None:
         self.doc = doc
         self.source = source
         self.sha256 = source.sha256
@@ -143,6 +78,7 @@ class DocumentSet:
         self.in_memory_max = in_memory_max
         self._open: dict[str, _Open] = {}
         self._failed: dict[str, DocumentError] = {}
+        self._given: dict[str, PdfBytes] = {}  # bytes read before opening (see adopt)
         self._pages: OrderedDict[tuple[str, int], PageText] = OrderedDict()
         self._chars = 0  # characters held in _pages
 
@@ -160,6 +96,9 @@ class DocumentSet:
         for o in self._open.values():
             o.close()
         self._open.clear()
+        for b in self._given.values():
+            b.close()
+        self._given.clear()
         self._failed.clear()
         self._pages.clear()
         self._chars = 0
@@ -169,6 +108,9 @@ class DocumentSet:
         o = self._open.pop(doc_id, None)
         if o is not None:
             o.close()
+        given = self._given.pop(doc_id, None)
+        if given is not None:
+            given.close()
         for key in [k for k in self._pages if k[0] == doc_id]:
             self._chars -= len(self._pages.pop(key).chars)
 
@@ -177,6 +119,19 @@ class DocumentSet:
         return list(self._pages)
 
     # -- opening ------------------------------------------------------------------------
+
+    def adopt(self, doc_id: str, source: PdfBytes) -> None:
+        """Open `doc_id`, when it is first used, from bytes already read and hashed (for the
+        verdict cache's lookup) instead of reading its path again: one read, and the
+        verdicts, the published copy and the crops all come from the bytes that hash
+        gave. The set closes them (release, close)."""
+        old = self._given.pop(doc_id, None)
+        if old is not None and old is not source:
+            old.close()
+        if doc_id in self._open or doc_id in self._failed:
+            source.close()
+        else:
+            self._given[doc_id] = source
 
     def _get(self, doc_id: str) -> _Open:
         o = self._open.get(doc_id)
@@ -193,7 +148,12 @@ class DocumentSet:
 
     def _load(self, d: Document) -> _Open:
         path = Path(d.path)
-        source = read_pdf(path, d.sha256, self.in_memory_max)
+        source = self._given.pop(d.id, None)
+        if source is None:
+            source = read_pdf(path, d.sha256, self.in_memory_max)
+        elif d.sha256 is not None and d.sha256.lower() != source.sha256:
+            source.close()
+            raise pin_mismatch(path, d.sha256, source.sha256)
         try:
             doc = _open_checked(path, source)
         except BaseException:
@@ -209,11 +169,16 @@ class DocumentSet:
 
     def save_copy(self, doc_id: str, folder: Path) -> Path:
         """folder/<sha256>.pdf holding the very bytes the document was checked against
-        (written once, read-only, replaced atomically), for the site to publish."""
-        o = self._get(doc_id)
-        dest = folder / f"{o.sha256}.pdf"
+        (written once, read-only, replaced atomically), for the site to publish. Bytes
+        given to `adopt` and not opened yet (every verdict came from the cache) are
+        written as they are, without opening them."""
+        o = self._open.get(doc_id)
+        source = o.source if o is not None else self._given.get(doc_id)
+        if source is None:
+            source = self._get(doc_id).source
+        dest = folder / f"{source.sha256}.pdf"
         if not dest.exists():
-            write_atomic(folder, o.source.chunks(), lambda: dest, ".pdf")
+            write_atomic(folder, source.chunks(), lambda: dest, ".pdf")
         return dest
 
     def page_count(self, doc_id: str) -> int:
@@ -303,7 +268,7 @@ def open_pdf(path: Path, pin: str | None = None,
         source.close()  # MuPDF holds its own handle on a private copy
 
 
-def open_read(path: Path, source: _Bytes) -> pymupdf.Document:
+def open_read(path: Path, source: PdfBytes) -> pymupdf.Document:
     """MuPDF's document over bytes `read_pdf` returned, with `open_pdf`'s refusals; the
     bytes stay the caller's, so one read can be opened again (in a forked worker)."""
     return _open_checked(path, source)
@@ -329,15 +294,15 @@ def copy_verified(path: Path, sha256: str | None, folder: Path, pin: str | None 
         dest = folder / f"{sha256}.pdf"
         if dest.exists():
             return dest
-    f, _ = _open_regular(path)
+    f, _ = open_regular(path)
     h = hashlib.sha256()
 
     def read() -> Iterator[bytes]:
         total = 0
-        while chunk := f.read(_CHUNK):
+        while chunk := f.read(CHUNK):
             total += len(chunk)
             if total > MAX_BYTES:
-                raise _too_large(path, total)
+                raise too_large(path, total)
             h.update(chunk)
             yield chunk
 
@@ -346,112 +311,14 @@ def copy_verified(path: Path, sha256: str | None, folder: Path, pin: str | None 
         if sha256 and got != sha256:
             raise _changed(path, sha256, got)
         if not sha256 and pin and got != pin.lower():
-            raise _pin_mismatch(path, pin, got)
+            raise pin_mismatch(path, pin, got)
         return folder / f"{got}.pdf"
 
     with f:
         return write_atomic(folder, read(), name, ".pdf")
 
 
-def read_pdf(path: Path, pin: str | None = None, in_memory_max: int = IN_MEMORY_MAX) -> _Bytes:
-    """A PDF's bytes and SHA-256, read once through one descriptor, the header checked first.
-
-    Up to `in_memory_max` bytes stay in memory; a larger file is copied into a private
-    temporary file (in TMPDIR) while it is hashed, and that copy is what gets opened, so the
-    hash always describes the bytes MuPDF reads, whatever happens to the path meanwhile."""
-    f, size = _open_regular(path)
-    with f:
-        try:
-            head = f.read(HEAD)
-            if not head:
-                raise DocumentError(
-                    "file is empty (0 bytes); replace it with the real PDF "
-                    "(an interrupted download or copy leaves an empty file)", path)
-            if b"%PDF-" not in head:
-                raise DocumentError(
-                    f"not a PDF (no %PDF- header; it looks like {_what_is(head[:512])}); "
-                    "point `file:` at the PDF itself", path)
-            if size > MAX_BYTES:
-                raise _too_large(path, size)
-            f.seek(0)
-            # one allocation; the +1 tells whether the file grew meanwhile
-            first = f.read(size + 1) if size <= in_memory_max else b""
-        except OSError as e:
-            raise DocumentError(f"cannot be read ({e.strerror or e}); "
-                                "check its permissions", path) from e
-        if first and len(first) <= size:  # the whole file, to its end
-            source = _Bytes(hashlib.sha256(first).hexdigest(), data=first)
-        else:
-            source = _spool(f, path, first)
-    if pin is not None and pin.lower() != source.sha256:
-        source.close()
-        raise _pin_mismatch(path, pin, source.sha256)
-    return source
-
-
-def _open_regular(path: Path) -> tuple[BinaryIO, int]:
-    """(binary file object, size) of a regular file; never blocks on a pipe."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise DocumentError(
-            "file not found; check the `file:` path, which is relative "
-            "to the claim file that declares it", path) from None
-    except OSError as e:
-        raise DocumentError(f"cannot be read ({e.strerror}); "
-                            "check its permissions", path) from e
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise DocumentError("is a folder, not a PDF; point `file:` at the PDF", path)
-        raise DocumentError("is not a regular file (a pipe or a device?); point `file:` "
-                            "at the PDF itself", path)
-    return os.fdopen(fd, "rb"), st.st_size
-
-
-def _spool(f: BinaryIO, path: Path, first: bytes) -> _Bytes:
-    """The rest of `read_pdf` for a large file: copied, while hashed, to a private file."""
-    h = hashlib.sha256()
-    try:
-        fd, tmp = tempfile.mkstemp(prefix="reportgen-", suffix=".pdf")  # mode 0600
-    except OSError as e:
-        raise _no_spool(path, e) from e
-    source = _Bytes("", fd=fd, spool=Path(tmp))
-    try:
-        total = 0
-        chunk = first or f.read(_CHUNK)
-        while chunk:
-            total += len(chunk)
-            if total > MAX_BYTES:
-                raise _too_large(path, total)
-            h.update(chunk)
-            view = memoryview(chunk)
-            try:
-                while view:
-                    view = view[os.write(fd, view):]
-            except OSError as e:
-                raise _no_spool(path, e) from e
-            chunk = f.read(_CHUNK)
-    except OSError as e:  # reading the source
-        source.close()
-        raise DocumentError(f"cannot be read ({e.strerror or e}); "
-                            "check its permissions", path) from e
-    except BaseException:
-        source.close()
-        raise
-    source.sha256 = h.hexdigest()
-    return source
-
-
-def _no_spool(path: Path, e: OSError) -> DocumentError:
-    return DocumentError(
-        f"is larger than {IN_MEMORY_MAX >> 20} MB, so it is checked from a private copy, "
-        f"which cannot be written in {tempfile.gettempdir()} ({e.strerror or e}); set "
-        "TMPDIR to a folder with room", path)
-
-
-def _open_checked(path: Path, source: _Bytes) -> pymupdf.Document:
+def _open_checked(path: Path, source: PdfBytes) -> pymupdf.Document:
     """MuPDF's document over exactly the bytes read; refuse encrypted and empty files."""
     spool = os.fspath(source.spool) if source.spool is not None else None
     try:
@@ -487,19 +354,6 @@ def _changed(path: Path, was: str, now: str) -> DocumentError:
     return DocumentError(
         f"changed since it was checked (SHA-256 {was}, now {now}); a PDF must not be "
         "replaced while a build runs: run the build again", path)
-
-
-def _pin_mismatch(path: Path, pin: str, sha: str) -> DocumentError:
-    return DocumentError(
-        f"SHA-256 mismatch: the ledger pins {pin.lower()} but the "
-        f"file has {sha}; if this new file is intended, update the pin to "
-        f"`sha256: {sha}`, otherwise restore the pinned file", path)
-
-
-def _too_large(path: Path, size: int) -> DocumentError:
-    return DocumentError(
-        f"is {size / (1 << 30):.1f} GB, more than the {MAX_BYTES / (1 << 30):.1f} GB a PDF "
-        "may have; point `file:` at the report itself (or split this file with qpdf)", path)
 
 
 def is_limit(e: BaseException) -> bool:

@@ -25,8 +25,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from reportgen.errors import DocumentError
 from reportgen.model import Anchor, Document, Fact, FactResult, Ledger
 from reportgen.pdf.files import write_atomic
+from reportgen.pdf.source import IN_MEMORY_MAX, PdfBytes, read_pdf
 
 FORMAT = 1
 ENV = "REPORTGEN_VERDICT_CACHE"  # a folder to use instead, or "off"
@@ -35,7 +37,8 @@ MAX_HASHED = 1 << 30  # a larger PDF is left to the reader (read once, there, no
 # The modules whose code decides a fact's verdict and message (text layer, reading orders,
 # the anchor rule, miss hints, the document reader and the fact check itself).
 ANCHOR_CODE = ("pdf/anchors.py", "pdf/hints.py", "pdf/text.py", "pdf/textlayer.py",
-               "pdf/orders.py", "pdf/documents.py", "verify/fact.py", "verify/cache.py")
+               "pdf/orders.py", "pdf/documents.py", "pdf/source.py", "verify/fact.py",
+               "verify/cache.py")
 
 
 @lru_cache(maxsize=1)
@@ -86,6 +89,25 @@ def file_sha256(path: Path) -> str | None:
         except OSError:
             return None
     return h.hexdigest()
+
+
+def read_for_lookup(path: Path) -> tuple[str | None, PdfBytes | None]:
+    """(SHA-256, the bytes it hashes) of a PDF for the cache lookup: read the way the
+    reader reads it (`pdf.source.read_pdf`), so a document with facts left to check is
+    opened from these very bytes, not read again. A file too large to keep in memory is
+    hashed as a stream (no bytes: the reader reads it again, checking it hashes the same);
+    (None, None) for anything the reader must judge (not a PDF, not a regular file)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None, None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > IN_MEMORY_MAX:
+        return file_sha256(path), None
+    try:
+        source = read_pdf(path)
+    except DocumentError:
+        return None, None
+    return source.sha256, source
 
 
 def _key(sha: str, fact: Fact) -> dict[str, Any]:
@@ -212,16 +234,19 @@ class VerdictCache:
             pass
 
     def split(self, document: Document | None, facts: Sequence[Fact]
-              ) -> tuple[str | None, dict[str, FactResult], list[Fact]]:
-        """(the file's SHA-256 or None, the verdicts found, the facts still to check).
+              ) -> tuple[str | None, dict[str, FactResult], list[Fact], PdfBytes | None]:
+        """(the file's SHA-256 or None, the verdicts found, the facts still to check, the
+        bytes that were hashed: the caller opens them, or closes them).
 
         Nothing is found for an undeclared document, a file that is not a regular file,
         or one whose pin does not match (the reader then says what is wrong)."""
         if self.empty or document is None or not facts:
-            return None, {}, list(facts)
-        sha = file_sha256(document.path)
+            return None, {}, list(facts), None
+        sha, source = read_for_lookup(document.path)
         if sha is None or (document.sha256 is not None and document.sha256.lower() != sha):
-            return None, {}, list(facts)
+            if source is not None:
+                source.close()
+            return None, {}, list(facts), None
         found: dict[str, FactResult] = {}
         todo: list[Fact] = []
         for f in facts:
@@ -230,4 +255,4 @@ class VerdictCache:
                 todo.append(f)
             else:
                 found[f.id] = r
-        return sha, found, todo
+        return sha, found, todo, source

@@ -61,11 +61,11 @@ def gc_paused() -> Iterator[None]:
 
 
 # Called after each document's facts, in whichever process checked them, while the PDF
-# is still open: (ledger, doc id, the open set, that document's verdicts). build.py
-# renders the document's crops there, so checking and rendering share the --jobs
-# processes instead of one waiting for the other. Not called for a document whose
-# verdicts all came from the verdict cache: nothing was opened (the build then takes the
-# PDF and crops from its caches, or reads the file again and checks its hash).
+# is still open: (ledger, doc id, the open set, that document's verdicts). build.py keeps
+# the checked bytes there (KeepChecked). For a document whose verdicts all came from the
+# verdict cache, the set holds the bytes hashed for the lookup, not opened (nor parsed);
+# a document too large to keep in memory is then not given (the build reads it again and
+# checks its hash).
 AfterDoc = Callable[[Ledger, str, "DocumentSet", dict[str, FactResult]], None]
 
 
@@ -84,13 +84,20 @@ def check_docs(ledger: Ledger, doc_ids: Sequence[str],
         try:
             for doc_id in doc_ids:
                 facts = groups.get(doc_id, [])
-                sha, got, todo = cache.split(ledger.documents.get(doc_id), facts)
+                # the bytes hashed for the lookup are the ones opened: one read
+                sha, got, todo, source = cache.split(ledger.documents.get(doc_id), facts)
                 opened = bool(todo) or sha is None
-                if opened:
+                given = source is not None and (opened or after is not None)
+                if given or opened:
                     if docs is None:
                         from reportgen.pdf.documents import DocumentSet
                         docs = DocumentSet(ledger.documents)
-                    if sha is not None and not _same_bytes(docs, doc_id, sha):
+                if given:
+                    docs.adopt(doc_id, source)
+                elif source is not None:
+                    source.close()
+                if opened:
+                    if sha is not None and not given and not _same_bytes(docs, doc_id, sha):
                         got, todo = {}, list(facts)  # the file changed since it was hashed
                     new = _check_doc(ledger, doc_id, todo, docs, out)
                     for f in todo:
@@ -101,7 +108,7 @@ def check_docs(ledger: Ledger, doc_ids: Sequence[str],
                 else:
                     out.sha256[doc_id] = sha
                 out.results.update(got)
-                if after is not None and got and opened:
+                if after is not None and got and (opened or given):
                     after(ledger, doc_id, docs, got)
                 if docs is not None:
                     docs.release(doc_id)
