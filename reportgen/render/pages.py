@@ -41,10 +41,23 @@ def get_env(templates: Path | None = None, bytecode_cache: Path | None = None) -
     return env
 
 
+PAGES = ("index.html", "report.html", "document.html", "changes.html", "graph.html",
+         "entity.html", "communities.html")
+
+
 def warm_up(templates: Path | None = None, bytecode_cache: Path | None = None) -> None:
-    """Import Markdown and compile every page template, ahead of the data."""
+    """Import Markdown and the page modules and compile every page template, ahead of the
+    data (the template helper does this while the build verifies)."""
+    import reportgen.render.communities  # noqa: F401 - the graph and communities pages
+    import reportgen.render.extras  # noqa: F401 - claims.csv, the changes page
+    from reportgen.communities import detect, store, summary  # noqa: F401
+
     env = get_env(templates, bytecode_cache)
-    for name in ("index.html", "report.html"):
+    try:  # the pages and the partials they import at render time
+        names = env.list_templates(filter_func=lambda n: n.endswith(".html"))
+    except TypeError:  # a loader that cannot list
+        names = list(PAGES)
+    for name in names:
         try:
             env.get_template(name)
         except TemplateError:

@@ -16,7 +16,7 @@ from pathlib import Path
 from reportgen.model import Verification
 from reportgen.pdf.files import sha256_file
 from reportgen.site import fingerprint
-from reportgen.site.helper import start_helper
+from reportgen.site.helper import ledger_read, start_helper
 from reportgen.site.publish import check_out, publish
 from reportgen.site.swap import recover
 from reportgen.site.write import BuildStats, KeepChecked, default_cache_dir
@@ -71,7 +71,8 @@ def build(paths: Sequence[Path], out: Path | str = "site", *, templates: Path | 
         # Each process keeps the bytes of the documents it checks; the crops are drawn
         # from them, so nothing reads a document's path after it was checked.
         keep = KeepChecked(default_cache_dir(out))
-        v = verify(paths, allow_outside=allow_outside, jobs=jobs, after_doc=keep)
+        v = verify(paths, allow_outside=allow_outside, jobs=jobs, after_doc=keep,
+                   on_ledger=lambda ledger: ledger_read(helper, ledger))
         lines = tuple(verdict_lines(v))
         if not v.ok:
             return BuildResult(out, lines, ok=False, written=False, up_to_date=False,

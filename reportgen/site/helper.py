@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from reportgen.model import Ledger
 from reportgen.site.write import default_cache_dir
 
 
@@ -43,6 +44,28 @@ def _warm_helper(parent: int, templates: str | None, bytecode: str | None) -> No
     try:
         warm_up(Path(templates) if templates else None, Path(bytecode) if bytecode else None)
     except Exception:  # only a head start: the same problem is reported by the build itself
+        pass
+
+
+def preload_clustering() -> None:
+    """In the helper, while the build verifies: the clustering libraries the graph pages
+    will need (only a head start: a failure here is the page's to report)."""
+    from reportgen.communities.cluster import preload
+
+    try:
+        preload()
+    except Exception:
+        pass
+
+
+def ledger_read(helper, ledger: Ledger) -> None:
+    """Give the helper the work the ledger calls for, ahead of its pages: the clustering
+    imports when a report has edges."""
+    if helper is None or not any(rep.edges for rep in ledger.reports):
+        return
+    try:
+        helper.submit(preload_clustering)
+    except Exception:  # a broken helper: build_site renders without it
         pass
 
 

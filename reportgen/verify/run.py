@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,14 +33,19 @@ def verified_at() -> str:
 
 
 def verify(paths: Sequence[Path], allow_outside: bool = False, jobs: int = 1,
-           after_doc: AfterDoc | None = None) -> Verification:
+           after_doc: AfterDoc | None = None,
+           on_ledger: Callable[[Ledger], None] | None = None) -> Verification:
     """Gather every verdict in memory, with the ledger's errors (`Verification.problems`):
     a claim with an error is reported and left out, every other claim is checked. Raises
-    LedgerErrors only when nothing can be checked (no such path, no report read)."""
+    LedgerErrors only when nothing can be checked (no such path, no report read).
+    `on_ledger` sees the ledger as soon as it is read, before any fact is checked (the
+    build starts work that depends on it on its other core)."""
     from reportgen.ledger.load import read_ledger
 
     stamp = verified_at()
     ledger, problems = read_ledger(paths, allow_outside=allow_outside)
+    if on_ledger is not None:
+        on_ledger(ledger)
     from reportgen.graph.bind import graph_problems
     problems = [*problems, *graph_problems(ledger)]  # schema, entities, edges (graph.md 1-2)
     return verify_ledger(ledger, stamp, jobs=jobs, after_doc=after_doc, problems=problems)
