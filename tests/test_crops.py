@@ -177,12 +177,18 @@ def test_workers_give_the_same_bytes(tmp_path):
     assert {n: p.read_bytes() for n, p in p1.items()} == {n: p.read_bytes() for n, p in p2.items()}
 
 
-@pytest.mark.parametrize("n,k", [(5, 2), (1, 3), (7, 7), (10, 3)])
-def test_split_is_contiguous_and_complete(n, k):
-    items = list(range(n))
-    parts = crops._split(items, k)
-    assert [x for p in parts for x in p] == items
-    assert len(parts) == min(n, k)
+def test_crops_are_grouped_by_document_largest_first(tmp_path):
+    def item(pdf: str, page: int) -> tuple:
+        return (crops.CropJob(f"{pdf}{page}.png", pdf, "0" * 64, page, (0, 0, 1, 1), ()), "k")
+
+    items = [item("a", 1), item("b", 1), item("b", 2), item("c", 1), item("c", 5)]
+    groups = crops.by_document(items)
+    assert [[j.name for j, _ in g] for g in groups] == [["b1.png", "b2.png"],
+                                                        ["c1.png", "c5.png"], ["a1.png"]]
+    many = [item("d", p) for p in range(1, 21)]
+    runs = crops.by_document(many, workers=2)  # one PDF still feeds two workers
+    assert [[j.page for j, _ in g] for g in runs] == [list(range(1, 9)), list(range(9, 17)),
+                                                      list(range(17, 21))]
 
 
 def test_png_encoder_round_trips(tmp_path):

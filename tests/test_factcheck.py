@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from reportgen.cli import main
 from reportgen.errors import DocumentError, LedgerError, LedgerErrors
-from reportgen.verify.facts import deal, facts_by_doc
+from reportgen.verify.facts import facts_by_doc, heaviest_first
 from reportgen.ledger import load_ledger
 from reportgen.model import Document, Loc
 from reportgen.pdf.documents import DocumentSet
@@ -120,11 +120,9 @@ def test_errors_pickle_with_their_place():
     assert str(many) == "a.yaml:1: x\nclaims/r.yaml:3: bad"
 
 
-def test_deal_balances_and_is_deterministic():
-    w = {"a": 10.0, "b": 9.0, "c": 5.0, "d": 4.0, "e": 1.0}
-    assert deal(w, 2) == [["a", "d", "e"], ["b", "c"]]
-    assert deal(w, 1) == [sorted(w)]
-    assert deal({"a": 1.0}, 4) == [["a"]]
+def test_heaviest_first_is_deterministic():
+    w = {"a": 10.0, "b": 9.0, "c": 5.0, "d": 9.0, "e": 1.0}
+    assert heaviest_first(w) == ["a", "b", "d", "c", "e"]
 
 
 def test_facts_grouped_by_doc_then_page(tmp_path):

@@ -247,17 +247,17 @@ def _render_job(doc, job: CropJob, dl=None):
                             f"({mupdf_message(e)}); {why}", job.pdf) from e
 
 
-def _split(items: list, n: int) -> list[list]:
-    """n contiguous chunks of nearly equal size (items are sorted by pdf, page, so each
-    PDF is opened by as few workers as possible)."""
-    k, m = divmod(len(items), n)
-    out, i = [], 0
-    for j in range(n):
-        size = k + (1 if j < m else 0)
-        if size:
-            out.append(items[i:i + size])
-        i += size
-    return out
+def by_document(items: list, workers: int = 1) -> list[list]:
+    """(job, key) items (sorted by pdf, page) as tasks for whichever worker is free: one
+    per PDF (so a PDF is opened once), a PDF with many crops cut into runs of pages (so a
+    ledger of one PDF still keeps every worker busy), the largest first, so the workers
+    finish together (equal shares made in advance did not)."""
+    size = max(INLINE_BELOW, -(-len(items) // (4 * max(1, workers))))
+    groups: dict[str, list] = {}
+    for item in items:
+        groups.setdefault(item[0].pdf, []).append(item)
+    tasks = [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
+    return sorted(tasks, key=lambda t: (-len(t), t[0][0].pdf, t[0][0].page))
 
 
 @dataclass(frozen=True)
@@ -310,12 +310,14 @@ def start_crops(jobs: Sequence[CropJob], cache_dir: Path, workers: int = 1,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    n = max(1, min(workers, len(items)))
+    tasks = by_document(items, workers)
+    n = max(1, min(workers, len(tasks)))
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     ex = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
     try:
-        futures = [ex.submit(_render_group, (os.fspath(cache_dir), g)) for g in _split(items, n)]
+        futures = [ex.submit(_render_group, (os.fspath(cache_dir), g))
+                   for g in tasks]
     except BaseException:
         ex.shutdown(cancel_futures=True)
         raise

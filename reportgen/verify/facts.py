@@ -3,7 +3,7 @@
 Facts are visited grouped by (document, page), so a page's text layer is extracted once
 and the DocumentSet's small cache hits; each PDF is closed as soon as its facts are done,
 so memory stays flat however many documents the ledger names. With jobs > 1 the documents
-are dealt out to forked workers by weight; the verdicts are the same values in the same
+are tasks for forked workers, heaviest first; the verdicts are the same values in the same
 order as a serial run, because each document is checked the same way wherever it runs.
 """
 
@@ -153,16 +153,10 @@ def _check_doc(ledger: Ledger, doc_id: str, facts: Sequence[Fact], docs: Documen
     return results
 
 
-def deal(weights: dict[str, float], n: int) -> list[list[str]]:
-    """Split documents into at most n bins of near-equal weight (heaviest first, each to the
-    lightest bin; ties by id, so the split is deterministic). Empty bins are dropped."""
-    bins: list[tuple[float, int, list[str]]] = [(0.0, i, []) for i in range(max(1, n))]
-    for doc_id in sorted(weights, key=lambda k: (-weights[k], k)):
-        bins.sort(key=lambda b: (b[0], b[1]))
-        w, i, ids = bins[0]
-        ids.append(doc_id)
-        bins[0] = (w + weights[doc_id], i, ids)
-    return [sorted(ids) for _, _, ids in sorted(bins, key=lambda b: b[1]) if ids]
+def heaviest_first(weights: dict[str, float]) -> list[str]:
+    """Documents in the order workers take them: the heaviest first (ties by id), so the
+    last ones taken are small and the processes finish together."""
+    return sorted(weights, key=lambda k: (-weights[k], k))
 
 
 def weight(facts: Sequence[Fact]) -> float:
@@ -175,32 +169,40 @@ _LEDGER: Ledger | None = None
 _AFTER: AfterDoc | None = None
 
 
+def _start_worker() -> None:
+    # paused for the worker's life, as check_docs pauses it for a serial run: resuming it
+    # after each document would set off a full collection each time
+    gc.disable()
+
+
 def _worker(doc_ids: list[str]) -> FactVerdicts:
     assert _LEDGER is not None
     return check_docs(_LEDGER, doc_ids, _AFTER)
 
 
 def check_facts(ledger: Ledger, jobs: int = 1, after: AfterDoc | None = None) -> FactVerdicts:
-    """Every fact's verdict; with jobs > 1 documents are split over forked processes (this
-    process takes one share). Falls back to serial where fork is unavailable."""
+    """Every fact's verdict; with jobs > 1 each document is a task for `jobs` forked
+    processes, taken heaviest first by whichever process is free (a split made in advance
+    left one process working on while the other waited). Merged in document order, as a
+    serial run finds them. Falls back to serial where fork is unavailable."""
     import multiprocessing
 
     global _LEDGER, _AFTER
     groups = facts_by_doc(ledger)
-    bins = deal({d: weight(fs) for d, fs in groups.items()}, jobs) if jobs > 1 else []
-    if len(bins) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs < 2 or len(groups) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return check_docs(ledger, list(groups), after)
     from concurrent.futures import ProcessPoolExecutor
 
     out = FactVerdicts()
     _LEDGER, _AFTER = ledger, after
-    ex = ProcessPoolExecutor(max_workers=len(bins) - 1,
-                             mp_context=multiprocessing.get_context("fork"))
+    ex = ProcessPoolExecutor(max_workers=min(jobs, len(groups)),
+                             mp_context=multiprocessing.get_context("fork"),
+                             initializer=_start_worker)
     try:
-        futures = [ex.submit(_worker, b) for b in bins[1:]]
-        out.merge(check_docs(ledger, bins[0], after))
-        for f in futures:
-            out.merge(f.result())
+        futures = {d: ex.submit(_worker, [d])
+                   for d in heaviest_first({d: weight(fs) for d, fs in groups.items()})}
+        for d in groups:
+            out.merge(futures[d].result())
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
         _LEDGER = _AFTER = None
