@@ -7,7 +7,8 @@ skipped, a changed one is replaced, one no longer named by PATHs is pruned.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,10 +148,14 @@ class Part:
 def prepare_part(blocks, text_pages: int = 0) -> Part:
     secs, chunks = chunk_blocks(blocks)
     ngrams, unigrams = [], []
+    ng_df: Counter = Counter()
+    uni_df: Counter = Counter()
     for c in chunks:
         ng, uni = both_tokens(c.text)
         ngrams.append(" ".join(ng))
         unigrams.append(" ".join(uni))
+        ng_df.update(set(ng))  # document frequency: each chunk counts a token once
+        uni_df.update(set(uni))
     return Part(
         [(b.page, b.seq, *b.bbox, b.text, store.pack_boxes([ln.bbox for ln in b.lines]))
          for b in blocks],
@@ -158,8 +163,7 @@ def prepare_part(blocks, text_pages: int = 0) -> Part:
         [(s.seq, s.title, s.page, s.page_end, s.block_first, s.block_last) for s in secs],
         [(c.parent, c.seq, c.page, c.page_end, *(c.bbox or (None,) * 4), c.method,
           c.block_first, c.block_last, c.text) for c in chunks],
-        ngrams, unigrams,
-        {"ngram": store.count_df(ngrams), "unigram": store.count_df(unigrams)})
+        ngrams, unigrams, {"ngram": ng_df, "unigram": uni_df})
 
 
 # The PDFs of the batch being indexed: doc id -> (path, bytes as read once by `read_pdf`).
@@ -203,15 +207,12 @@ def _read_part(args: tuple[DocSpec, int, int]) -> Part:
     return prepare_part(blocks, text_pages)
 
 
-def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Sequence[Part],
+def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Iterable[Part],
                embedder=None, df: store.DfDelta | None = None) -> tuple[int, int, int]:
-    """Write a document from its parts in page order; (blocks, chunks, text pages)."""
-    nblocks = sum(len(p.blocks) for p in parts)
-    nchunks = sum(len(p.chunks) for p in parts)
-    text_pages = sum(p.text_pages for p in parts)
-    con.execute("INSERT INTO documents VALUES(?,?,?,?,?,?,?,?)",
-                (spec.id, str(spec.path), spec.title, sha256, pages, text_pages, nblocks,
-                 nchunks))
+    """Write a document from its parts in page order, each as it comes (the parts of a
+    document read by workers are written while the workers read the next ones); its
+    `documents` row, with the totals, last. (blocks, chunks, text pages)."""
+    text_pages = 0
     own = df is None
     if own:
         df = store.DfDelta(con)
@@ -248,9 +249,12 @@ def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Sequence[Part
         b_off += len(p.blocks)
         s_off += len(p.sections)
         c_off += len(p.chunks)
+        text_pages += p.text_pages
+    con.execute("INSERT INTO documents VALUES(?,?,?,?,?,?,?,?)",
+                (spec.id, str(spec.path), spec.title, sha256, pages, text_pages, b_off, c_off))
     if own:
         df.flush()
-    return nblocks, nchunks, text_pages
+    return b_off, c_off, text_pages
 
 
 def _tasks(spec: DocSpec, pages: int) -> list[tuple[DocSpec, int, int]]:
@@ -288,7 +292,8 @@ def _page_count(spec: DocSpec) -> int:
 
 
 def _prepared(batch: list[DocSpec], workers: int):
-    """(pages, parts) of each document of `batch` (their bytes in `_sources`), in order.
+    """(pages, parts) of each document of `batch` (their bytes in `_sources`), in order;
+    the parts an iterator, to be consumed before the next document's.
     With more than one task and `workers` > 1 the pages are read in forked processes,
     which inherit the bytes; a document spooled to disk (larger than the in-memory
     limit) is read here."""
@@ -305,10 +310,10 @@ def _prepared(batch: list[DocSpec], workers: int):
                                      mp_context=mp.get_context("fork")) as ex:
                 it = ex.map(_read_part, tasks)
                 for n in counts:
-                    yield n, [next(it) for _ in range(-(-n // RANGE_PAGES))]
+                    yield n, (next(it) for _ in range(-(-n // RANGE_PAGES)))
             return
     for s, n in zip(batch, counts):
-        yield n, [_read_part(t) for t in _tasks(s, n)]
+        yield n, map(_read_part, _tasks(s, n))
 
 
 def _prepare_vectors(con, embedder) -> bool:
