@@ -145,21 +145,39 @@ def both_tokens(text: str) -> tuple[list[str], list[str]]:
     return ng, uni
 
 
+# The n-grams of runs already seen (a run's pieces -> its grams). Reports repeat their
+# phrases (报告期内, table headings, dates): over half the characters of the sample's runs
+# are repeats, and a repeat costs a lookup instead of making its grams again. Bounded:
+# cleared when full.
+_RUN_GRAMS: dict = {}
+_RUN_GRAMS_MAX = 1 << 16
+
+
 def _flush(run: list[str], ng: list[str]) -> None:
-    """The n-grams of a run of CJK characters and numbers (a number alone is already a
-    token): bigrams, then trigrams, built in C by `map`."""
+    """Add the n-grams of a run of CJK characters and numbers (a number alone is already
+    a token)."""
+    key = run[0] if len(run) == 1 else tuple(run)
+    grams = _RUN_GRAMS.get(key)
+    if grams is None:
+        if len(_RUN_GRAMS) >= _RUN_GRAMS_MAX:
+            _RUN_GRAMS.clear()
+        grams = _RUN_GRAMS[key] = _run_grams(run)
+    ng.extend(grams)
+
+
+def _run_grams(run: list[str]) -> tuple[str, ...]:
+    """Bigrams, then trigrams, of a run's units (CJK characters and whole numbers), built
+    in C by `map`; a run of one unit is itself, a number alone nothing."""
     if len(run) == 1:
         units = run[0]
         if units[0].isdigit():
-            return
+            return ()
     else:
         units = [u for p in run for u in ((p,) if p[0].isdigit() else p)]
     if len(units) == 1:
-        ng.append(units[0])
-        return
+        return (units[0],)
     pairs = list(map(add, units, units[1:]))
-    ng.extend(pairs)
-    ng.extend(map(add, pairs, units[2:]))
+    return (*pairs, *map(add, pairs, units[2:]))
 
 
 def query_terms(text: str) -> list[str]:
