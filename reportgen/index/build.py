@@ -19,6 +19,7 @@ from reportgen.index.errors import EmbedderError, IndexInputError
 from reportgen.index.tokens import both_tokens
 from reportgen.pdf.blocks import page_blocks
 from reportgen.pdf.documents import open_read, read_pdf
+from reportgen.verify.facts import gc_paused
 
 
 @dataclass(frozen=True)
@@ -350,7 +351,10 @@ def index_paths(paths: Sequence[Path], db: Path | None = None, *, embedder=None,
     con, rebuilt_from = store.open_for_write(db, extensions=embedder is not None,
                                              busy_timeout=busy_timeout)
     try:
-        return _index(con, db, specs, rebuilt_from, embedder, progress, workers)
+        # Pages become tens of thousands of small acyclic tuples: collections they set
+        # off would cost a tenth of the run; forked workers inherit the pause.
+        with gc_paused():
+            return _index(con, db, specs, rebuilt_from, embedder, progress, workers)
     except store.db_errors() as e:
         raise store.db_error(e, db, hint) from e
     finally:
