@@ -46,6 +46,7 @@ from reportgen.index.errors import (IndexBusyError, IndexDamagedError, IndexErro
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x52474958  # "RGIX" in the header: this file is reportgen's evidence index
 BUSY_TIMEOUT = 10.0  # seconds to wait for another process's write lock before giving up
+WAL_CHECKPOINT_PAGES = 16384  # pages (64 MiB at 4 KiB) written before SQLite checkpoints the WAL
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 FTS_TOKENIZE = "unicode61 remove_diacritics 0 tokenchars '.'"
 
@@ -215,8 +216,10 @@ def _new_file(path: Path) -> Path:
     try:
         con = _connect(tmp, extensions=False)
         try:
-            con.executescript(SCHEMA + f"PRAGMA application_id={APPLICATION_ID};\n"
-                              f"PRAGMA user_version={SCHEMA_VERSION};\n")
+            # One transaction: statement by statement, each CREATE synced the file four
+            # times (56 fsyncs, most of the waiting of a small run).
+            con.executescript("BEGIN;\n" + SCHEMA + f"PRAGMA application_id={APPLICATION_ID};\n"
+                              f"PRAGMA user_version={SCHEMA_VERSION};\nCOMMIT;\n")
         finally:
             con.close()
     except BaseException:
@@ -281,6 +284,8 @@ def open_for_write(path: Path, extensions: bool = False, busy_timeout: float = B
             raise _not_ours(path, "is not an evidence index (it changed while being opened)")
         con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA synchronous=NORMAL")
+        # Checkpoint every 64 MiB rather than every 4 MiB: each checkpoint syncs twice
+        con.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
     except BaseException as e:
         con.close()
         if isinstance(e, tuple(db_errors())):
