@@ -124,7 +124,12 @@ def both_tokens(text: str) -> tuple[list[str], list[str]]:
     for cjk, num, word in _SCAN_RE.findall(normalize(text)):
         if cjk:
             run.append(cjk)
-            uni.extend(cjk.translate(_DROP_FUNCTION))
+            chars = _CJK_CHARS.get(cjk)
+            if chars is None:
+                if len(_CJK_CHARS) >= _MEMO_MAX:
+                    _CJK_CHARS.clear()
+                chars = _CJK_CHARS[cjk] = tuple(cjk.translate(_DROP_FUNCTION))
+            uni.extend(chars)
         elif num:
             num = num.replace(",", "")
             run.append(num)
@@ -145,12 +150,14 @@ def both_tokens(text: str) -> tuple[list[str], list[str]]:
     return ng, uni
 
 
-# The n-grams of runs already seen (a run's pieces -> its grams). Reports repeat their
-# phrases (报告期内, table headings, dates): over half the characters of the sample's runs
-# are repeats, and a repeat costs a lookup instead of making its grams again. Bounded:
-# cleared when full.
+# The tokens of runs already seen: a run's pieces -> its n-grams, a CJK run -> its
+# unigrams. Reports repeat their phrases (报告期内, table headings, dates): over half the
+# characters of the sample's runs are repeats, and a repeat costs a lookup instead of
+# making its tokens again (and shares their strings, whose hashes are then cached for the
+# document-frequency count). Bounded: each is cleared when full.
 _RUN_GRAMS: dict = {}
-_RUN_GRAMS_MAX = 1 << 16
+_CJK_CHARS: dict[str, tuple[str, ...]] = {}
+_MEMO_MAX = 1 << 16
 
 
 def _flush(run: list[str], ng: list[str]) -> None:
@@ -159,7 +166,7 @@ def _flush(run: list[str], ng: list[str]) -> None:
     key = run[0] if len(run) == 1 else tuple(run)
     grams = _RUN_GRAMS.get(key)
     if grams is None:
-        if len(_RUN_GRAMS) >= _RUN_GRAMS_MAX:
+        if len(_RUN_GRAMS) >= _MEMO_MAX:
             _RUN_GRAMS.clear()
         grams = _RUN_GRAMS[key] = _run_grams(run)
     ng.extend(grams)
