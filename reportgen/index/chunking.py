@@ -225,6 +225,10 @@ def _exact(needle: str, blocks: Sequence[Block]) -> tuple[int, int, BBox] | None
     end = pos + len(needle)
     covered: list[tuple[int, int]] = []
     off = 0
+    if end - pos == len(hay):  # the whole window (a chunk at its source): every line
+        covered = [(bi, li) for bi, lines in enumerate(stripped)
+                   for li, s in enumerate(lines) if s]
+        stripped = []
     for bi, lines in enumerate(stripped):
         for li, s in enumerate(lines):
             nxt = off + len(s)
