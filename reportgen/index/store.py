@@ -46,7 +46,6 @@ from reportgen.index.errors import (IndexBusyError, IndexDamagedError, IndexErro
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x52474958  # "RGIX" in the header: this file is reportgen's evidence index
 BUSY_TIMEOUT = 10.0  # seconds to wait for another process's write lock before giving up
-WAL_CHECKPOINT_PAGES = 16384  # pages (64 MiB at 4 KiB) written before SQLite checkpoints the WAL
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 FTS_TOKENIZE = "unicode61 remove_diacritics 0 tokenchars '.'"
 
@@ -284,8 +283,6 @@ def open_for_write(path: Path, extensions: bool = False, busy_timeout: float = B
             raise _not_ours(path, "is not an evidence index (it changed while being opened)")
         con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA synchronous=NORMAL")
-        # Checkpoint every 64 MiB rather than every 4 MiB: each checkpoint syncs twice
-        con.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
     except BaseException as e:
         con.close()
         if isinstance(e, tuple(db_errors())):
