@@ -382,10 +382,16 @@ def _index(con, db: Path, specs: list[DocSpec], rebuilt_from: int | None, embedd
     def flush() -> None:
         nonlocal done, size
         try:
+            last = batch[-1][0].id
             for (s, existed), (pages, parts) in zip(batch, _prepared([b[0] for b in batch],
                                                                     workers)):
                 if progress:
                     progress(s.id, done, len(specs))
+                if s.id == last:
+                    # Before the batch's last document this process mostly waits for
+                    # its pages: write the frequencies so far then, leaving only that
+                    # document's to the serial end of the run.
+                    df.apply()
                 store.delete_doc(con, s.id, df)
                 _write_doc(con, s, _sources[s.id][1].sha256, pages, parts, embedder, df)
                 con.commit()

@@ -392,8 +392,8 @@ def rebuild_df(con) -> None:
 
 
 class DfDelta:
-    """Document-frequency changes gathered over an indexing run and written once at its
-    end. `meta.vocab_dirty` is set while changes are pending, so a run cut short is
+    """Document-frequency changes gathered over an indexing run and written at its end
+    (and, by `apply`, once before its last document). `meta.vocab_dirty` is set while changes are pending, so a run cut short is
     recounted (`rebuild_df`) by the next one."""
 
     def __init__(self, con) -> None:
@@ -414,10 +414,15 @@ class DfDelta:
         else:
             d.subtract(counts)
 
-    def flush(self) -> None:
+    def apply(self) -> None:
+        """Write the changes gathered so far, inside the caller's transaction; the vocab
+        stays marked dirty until `flush`."""
         for channel, d in self.delta.items():
             apply_df(self.con, channel, d)
             d.clear()
+
+    def flush(self) -> None:
+        self.apply()
         set_meta(self.con, "vocab_dirty", "0")
         self.con.commit()
 
