@@ -64,6 +64,57 @@ def test_both_tokens_is_the_two_tokenisers(text: str) -> None:
     assert both_tokens(text) == (ngram_tokens(text), unigram_tokens(text))
 
 
+def _reference_ngrams(text: str) -> list[str]:
+    """The n-gram channel as its docstring states it, match by match (no scan tricks,
+    no memo): CJK runs and numbers written against each other make one run of units."""
+    import re
+    import unicodedata
+
+    out: list[str] = []
+    run: list[str] = []
+    end = -1
+
+    def flush() -> None:
+        units = [u for p in run for u in ([p] if p[0].isdigit() else list(p))]
+        if len(run) == 1 and run[0][0].isdigit():
+            return
+        if len(units) == 1:
+            out.append(units[0])
+            return
+        out.extend(units[i] + units[i + 1] for i in range(len(units) - 1))
+        out.extend(units[i] + units[i + 1] + units[i + 2] for i in range(len(units) - 2))
+
+    norm = unicodedata.normalize("NFKC", text).lower()
+    for m in re.finditer(r"([\u4e00-\u9fff]+)|(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+                         r"|([^\W\d_\u4e00-\u9fff]+)", norm):
+        cjk, num, word = m.groups()
+        if run and (word or m.start() != end):
+            flush()
+            run = []
+        if word:
+            out.append(word)
+            out.extend(word[i:i + 3] for i in range(len(word) - 2) if len(word) >= 4)
+            continue
+        end = m.end()
+        run.append(cjk or num.replace(",", ""))
+        if num:
+            out.append(num.replace(",", ""))
+    if run:
+        flush()
+    return out
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["储能", "的", "项目", "前五名", "1,234", "12.5", "7", ",", ".",
+                                 "，", "。", " ", "\n", "ab", "GWh", "The", "ﬁ", "５", "_", "-"]),
+                max_size=30).map("".join))
+def test_ngram_tokens_follow_the_stated_rules(text: str) -> None:
+    assert ngram_tokens(text) == _reference_ngrams(text)
+    # and whatever was tokenised before: repeated runs come from a memo
+    ngram_tokens(text[::-1] + text)
+    assert ngram_tokens(text) == _reference_ngrams(text)
+
+
 def test_query_terms() -> None:
     assert query_terms("沙特 储能项目 7.8GWh the") == ["沙特", "储能项目", "7.8", "gwh"]
 

@@ -7,7 +7,8 @@ skipped, a changed one is replaced, one no longer named by PATHs is pruned.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from reportgen.index.errors import EmbedderError, IndexInputError
 from reportgen.index.tokens import both_tokens
 from reportgen.pdf.blocks import page_blocks
 from reportgen.pdf.documents import open_read, read_pdf
+from reportgen.verify.facts import gc_paused
 
 
 @dataclass(frozen=True)
@@ -147,10 +149,14 @@ class Part:
 def prepare_part(blocks, text_pages: int = 0) -> Part:
     secs, chunks = chunk_blocks(blocks)
     ngrams, unigrams = [], []
+    ng_df: Counter = Counter()
+    uni_df: Counter = Counter()
     for c in chunks:
         ng, uni = both_tokens(c.text)
         ngrams.append(" ".join(ng))
         unigrams.append(" ".join(uni))
+        ng_df.update(set(ng))  # document frequency: each chunk counts a token once
+        uni_df.update(set(uni))
     return Part(
         [(b.page, b.seq, *b.bbox, b.text, store.pack_boxes([ln.bbox for ln in b.lines]))
          for b in blocks],
@@ -158,8 +164,7 @@ def prepare_part(blocks, text_pages: int = 0) -> Part:
         [(s.seq, s.title, s.page, s.page_end, s.block_first, s.block_last) for s in secs],
         [(c.parent, c.seq, c.page, c.page_end, *(c.bbox or (None,) * 4), c.method,
           c.block_first, c.block_last, c.text) for c in chunks],
-        ngrams, unigrams,
-        {"ngram": store.count_df(ngrams), "unigram": store.count_df(unigrams)})
+        ngrams, unigrams, {"ngram": ng_df, "unigram": uni_df})
 
 
 # The PDFs of the batch being indexed: doc id -> (path, bytes as read once by `read_pdf`).
@@ -203,15 +208,12 @@ def _read_part(args: tuple[DocSpec, int, int]) -> Part:
     return prepare_part(blocks, text_pages)
 
 
-def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Sequence[Part],
+def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Iterable[Part],
                embedder=None, df: store.DfDelta | None = None) -> tuple[int, int, int]:
-    """Write a document from its parts in page order; (blocks, chunks, text pages)."""
-    nblocks = sum(len(p.blocks) for p in parts)
-    nchunks = sum(len(p.chunks) for p in parts)
-    text_pages = sum(p.text_pages for p in parts)
-    con.execute("INSERT INTO documents VALUES(?,?,?,?,?,?,?,?)",
-                (spec.id, str(spec.path), spec.title, sha256, pages, text_pages, nblocks,
-                 nchunks))
+    """Write a document from its parts in page order, each as it comes (the parts of a
+    document read by workers are written while the workers read the next ones); its
+    `documents` row, with the totals, last. (blocks, chunks, text pages)."""
+    text_pages = 0
     own = df is None
     if own:
         df = store.DfDelta(con)
@@ -248,9 +250,12 @@ def _write_doc(con, spec: DocSpec, sha256: str, pages: int, parts: Sequence[Part
         b_off += len(p.blocks)
         s_off += len(p.sections)
         c_off += len(p.chunks)
+        text_pages += p.text_pages
+    con.execute("INSERT INTO documents VALUES(?,?,?,?,?,?,?,?)",
+                (spec.id, str(spec.path), spec.title, sha256, pages, text_pages, b_off, c_off))
     if own:
         df.flush()
-    return nblocks, nchunks, text_pages
+    return b_off, c_off, text_pages
 
 
 def _tasks(spec: DocSpec, pages: int) -> list[tuple[DocSpec, int, int]]:
@@ -288,7 +293,8 @@ def _page_count(spec: DocSpec) -> int:
 
 
 def _prepared(batch: list[DocSpec], workers: int):
-    """(pages, parts) of each document of `batch` (their bytes in `_sources`), in order.
+    """(pages, parts) of each document of `batch` (their bytes in `_sources`), in order;
+    the parts an iterator, to be consumed before the next document's.
     With more than one task and `workers` > 1 the pages are read in forked processes,
     which inherit the bytes; a document spooled to disk (larger than the in-memory
     limit) is read here."""
@@ -305,10 +311,10 @@ def _prepared(batch: list[DocSpec], workers: int):
                                      mp_context=mp.get_context("fork")) as ex:
                 it = ex.map(_read_part, tasks)
                 for n in counts:
-                    yield n, [next(it) for _ in range(-(-n // RANGE_PAGES))]
+                    yield n, (next(it) for _ in range(-(-n // RANGE_PAGES)))
             return
     for s, n in zip(batch, counts):
-        yield n, [_read_part(t) for t in _tasks(s, n)]
+        yield n, map(_read_part, _tasks(s, n))
 
 
 def _prepare_vectors(con, embedder) -> bool:
@@ -345,7 +351,10 @@ def index_paths(paths: Sequence[Path], db: Path | None = None, *, embedder=None,
     con, rebuilt_from = store.open_for_write(db, extensions=embedder is not None,
                                              busy_timeout=busy_timeout)
     try:
-        return _index(con, db, specs, rebuilt_from, embedder, progress, workers)
+        # Pages become tens of thousands of small acyclic tuples: collections they set
+        # off would cost a tenth of the run; forked workers inherit the pause.
+        with gc_paused():
+            return _index(con, db, specs, rebuilt_from, embedder, progress, workers)
     except store.db_errors() as e:
         raise store.db_error(e, db, hint) from e
     finally:
@@ -373,10 +382,16 @@ def _index(con, db: Path, specs: list[DocSpec], rebuilt_from: int | None, embedd
     def flush() -> None:
         nonlocal done, size
         try:
+            last = batch[-1][0].id
             for (s, existed), (pages, parts) in zip(batch, _prepared([b[0] for b in batch],
                                                                     workers)):
                 if progress:
                     progress(s.id, done, len(specs))
+                if s.id == last:
+                    # Before the batch's last document this process mostly waits for
+                    # its pages: write the frequencies so far then, leaving only that
+                    # document's to the serial end of the run.
+                    df.apply()
                 store.delete_doc(con, s.id, df)
                 _write_doc(con, s, _sources[s.id][1].sha256, pages, parts, embedder, df)
                 con.commit()

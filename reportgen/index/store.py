@@ -30,6 +30,7 @@ index` (it is a cache of the PDFs) and refused by `find`.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import stat
 import sys
@@ -89,6 +90,7 @@ def _stdlib_ok(extensions: bool) -> bool:
     try:
         con = sqlite3.connect(":memory:")
         con.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        con.execute("SELECT count(*) FROM json_each('{}')")  # `apply_df` uses JSON
         con.close()
     except sqlite3.OperationalError:
         return False
@@ -96,8 +98,8 @@ def _stdlib_ok(extensions: bool) -> bool:
 
 
 def sqlite_module(extensions: bool = False) -> ModuleType:
-    """The DB-API module to use: the stdlib `sqlite3` when it can do the job (FTS5, and
-    loading extensions when `extensions`), else `sqlean` (package sqlean.py), a drop-in
+    """The DB-API module to use: the stdlib `sqlite3` when it can do the job (FTS5, JSON,
+    and loading extensions when `extensions`), else `sqlean` (package sqlean.py), a drop-in
     `sqlite3` built with extension loading and a recent SQLite."""
     if os.environ.get("REPORTGEN_SQLITE") != "sqlean" and _stdlib_ok(extensions):
         import sqlite3
@@ -213,8 +215,10 @@ def _new_file(path: Path) -> Path:
     try:
         con = _connect(tmp, extensions=False)
         try:
-            con.executescript(SCHEMA + f"PRAGMA application_id={APPLICATION_ID};\n"
-                              f"PRAGMA user_version={SCHEMA_VERSION};\n")
+            # One transaction: statement by statement, each CREATE synced the file four
+            # times (56 fsyncs, most of the waiting of a small run).
+            con.executescript("BEGIN;\n" + SCHEMA + f"PRAGMA application_id={APPLICATION_ID};\n"
+                              f"PRAGMA user_version={SCHEMA_VERSION};\nCOMMIT;\n")
         finally:
             con.close()
     except BaseException:
@@ -367,13 +371,16 @@ def count_df(token_strings) -> Counter:
 def apply_df(con, channel: str, delta: dict[str, int]) -> None:
     """Add per-token document-frequency changes (negative for removed chunks), in term
     order so the B-tree is walked once."""
-    rows = [(channel, t, n) for t, n in sorted(delta.items()) if n]
-    if not rows:
+    if not any(delta.values()):
         return
-    con.executemany(
-        "INSERT INTO vocab(channel, term, df) VALUES(?, ?, ?) "
-        "ON CONFLICT(channel, term) DO UPDATE SET df = df + excluded.df", rows)
-    if any(n < 0 for _, _, n in rows):
+    # One statement over the changes as a JSON object (encoded and parsed in C), rather
+    # than a row per term bound from Python: half the cost for the tens of thousands of
+    # terms of a document.
+    con.execute(
+        "INSERT INTO vocab(channel, term, df) SELECT ?, key, value FROM json_each(?) "
+        "WHERE value <> 0 ON CONFLICT(channel, term) DO UPDATE SET df = df + excluded.df",
+        (channel, json.dumps(delta, ensure_ascii=False, sort_keys=True)))
+    if any(n < 0 for n in delta.values()):
         con.execute("DELETE FROM vocab WHERE channel=? AND df <= 0", (channel,))
 
 
@@ -385,8 +392,8 @@ def rebuild_df(con) -> None:
 
 
 class DfDelta:
-    """Document-frequency changes gathered over an indexing run and written once at its
-    end. `meta.vocab_dirty` is set while changes are pending, so a run cut short is
+    """Document-frequency changes gathered over an indexing run and written at its end
+    (and, by `apply`, once before its last document). `meta.vocab_dirty` is set while changes are pending, so a run cut short is
     recounted (`rebuild_df`) by the next one."""
 
     def __init__(self, con) -> None:
@@ -407,10 +414,15 @@ class DfDelta:
         else:
             d.subtract(counts)
 
-    def flush(self) -> None:
+    def apply(self) -> None:
+        """Write the changes gathered so far, inside the caller's transaction; the vocab
+        stays marked dirty until `flush`."""
         for channel, d in self.delta.items():
             apply_df(self.con, channel, d)
             d.clear()
+
+    def flush(self) -> None:
+        self.apply()
         set_meta(self.con, "vocab_dirty", "0")
         self.con.commit()
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from operator import add
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\u3005"
 
@@ -52,6 +53,10 @@ _TOKEN_RE = re.compile(
     rf"|(?P<word>{_WORD})"
 )
 _CJK_RE = re.compile(f"[{_CJK}]")
+# The scan of `both_tokens`: the three token kinds, then a run of characters no token
+# starts at (not a letter, digit or CJK character): `findall` gives one tuple per token
+# or gap, and a gap (all three groups empty) ends a run of CJK characters and numbers.
+_SCAN_RE = re.compile(_TOKEN_RE.pattern + rf"|(?:(?![{_CJK}])[\W_])+")
 
 FUNCTION_CHARS = frozenset("的了和是在及与等之其而或也并就都着把被呢吗啊")
 STOPWORDS = frozenset("""
@@ -59,10 +64,15 @@ a an and are as at be been being but by for from had has have he her his i if in
 it its of on or our she so than that the their them then there these they this those to
 was we were what when which who will with would you your not no yes do does did can may
 """.split())
+_DROP_FUNCTION = {ord(c): None for c in FUNCTION_CHARS}  # a str.translate table
 
 
 def normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
+    """NFKC, lower case; the NFKC pass is skipped for text that is already NFKC (a check
+    several times cheaper than the normalisation)."""
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text.lower()
 
 
 def is_cjk(term: str) -> bool:
@@ -77,21 +87,6 @@ def _runs(text: str):
         if kind == "num":
             s = s.replace(",", "")
         yield kind, s
-
-
-def _grams(units, out: list[str]) -> None:
-    """Bigrams and trigrams over a run of units: a string of CJK characters, or a list of
-    CJK characters and whole numbers. A run of one unit is itself."""
-    n = len(units)
-    if n == 1:
-        out.append(units[0])
-        return
-    if isinstance(units, str):
-        out.extend([units[i:i + 2] for i in range(n - 1)])
-        out.extend([units[i:i + 3] for i in range(n - 2)])
-        return
-    out.extend([units[i] + units[i + 1] for i in range(n - 1)])
-    out.extend([units[i] + units[i + 1] + units[i + 2] for i in range(n - 2)])
 
 
 def ngram_tokens(text: str) -> list[str]:
@@ -118,46 +113,78 @@ def both_tokens(text: str) -> tuple[list[str], list[str]]:
     8至34年) counts as one more character of the run, so its grams tie the figure to
     its words: 为4327614, 4327614户, 8至34. Without that, a figure query would match
     every chunk that mentions the words, and the one chunk with the figure would not
-    stand out. The number alone is a token too."""
+    stand out. The number alone is a token too.
+
+    Indexing tokenises every chunk, so the scan is one `findall` (tuples, no match
+    objects) whose fourth alternative eats the text between tokens: a run of CJK
+    characters and numbers ends at anything that is not one of them."""
     ng: list[str] = []
     uni: list[str] = []
     run: list[str] = []  # matched pieces (CJK runs, numbers) written against each other
-    last_end = -1
-
-    def flush() -> None:
-        if len(run) == 1:
-            if not run[0][0].isdigit():  # a number alone is already a token
-                _grams(run[0], ng)
-            return
-        _grams([u for p in run for u in ([p] if p[0].isdigit() else p)], ng)
-
-    for m in _TOKEN_RE.finditer(normalize(text)):
-        cjk, num, word = m.group(1, 2, 3)
-        if word:
-            if run:
-                flush()
-                run = []
-            ng.append(word)
-            if len(word) >= 4:
-                ng.extend([word[i:i + 3] for i in range(len(word) - 2)])
-            if word not in STOPWORDS:
-                uni.append(word)
-            continue
-        if run and m.start() != last_end:
-            flush()
-            run = []
-        last_end = m.end()
+    for cjk, num, word in _SCAN_RE.findall(normalize(text)):
         if cjk:
             run.append(cjk)
-            uni.extend([c for c in cjk if c not in FUNCTION_CHARS])
-        else:
+            chars = _CJK_CHARS.get(cjk)
+            if chars is None:
+                if len(_CJK_CHARS) >= _MEMO_MAX:
+                    _CJK_CHARS.clear()
+                chars = _CJK_CHARS[cjk] = tuple(cjk.translate(_DROP_FUNCTION))
+            uni.extend(chars)
+        elif num:
             num = num.replace(",", "")
             run.append(num)
             ng.append(num)
             uni.append(num)
+        else:  # a word, or the text between tokens
+            if run:
+                _flush(run, ng)
+                run = []
+            if word:
+                ng.append(word)
+                if len(word) >= 4:
+                    ng.extend(map(add, map(add, word, word[1:]), word[2:]))
+                if word not in STOPWORDS:
+                    uni.append(word)
     if run:
-        flush()
+        _flush(run, ng)
     return ng, uni
+
+
+# The tokens of runs already seen: a run's pieces -> its n-grams, a CJK run -> its
+# unigrams. Reports repeat their phrases (报告期内, table headings, dates): over half the
+# characters of the sample's runs are repeats, and a repeat costs a lookup instead of
+# making its tokens again (and shares their strings, whose hashes are then cached for the
+# document-frequency count). Bounded: each is cleared when full.
+_RUN_GRAMS: dict = {}
+_CJK_CHARS: dict[str, tuple[str, ...]] = {}
+_MEMO_MAX = 1 << 16
+
+
+def _flush(run: list[str], ng: list[str]) -> None:
+    """Add the n-grams of a run of CJK characters and numbers (a number alone is already
+    a token)."""
+    key = run[0] if len(run) == 1 else tuple(run)
+    grams = _RUN_GRAMS.get(key)
+    if grams is None:
+        if len(_RUN_GRAMS) >= _MEMO_MAX:
+            _RUN_GRAMS.clear()
+        grams = _RUN_GRAMS[key] = _run_grams(run)
+    ng.extend(grams)
+
+
+def _run_grams(run: list[str]) -> tuple[str, ...]:
+    """Bigrams, then trigrams, of a run's units (CJK characters and whole numbers), built
+    in C by `map`; a run of one unit is itself, a number alone nothing."""
+    if len(run) == 1:
+        units = run[0]
+        if units[0].isdigit():
+            return ()
+    else:
+        units = [u for p in run for u in ((p,) if p[0].isdigit() else p)]
+    if len(units) == 1:
+        return (units[0],)
+    pairs = list(map(add, units, units[1:]))
+    return (*pairs, *map(add, pairs, units[2:]))
 
 
 def query_terms(text: str) -> list[str]:

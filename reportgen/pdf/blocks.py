@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from reportgen.model import BBox
-from reportgen.pdf.text import Band, edge_bands, is_folio, margin_band
+from reportgen.pdf.text import Band, edge_bands, is_folio, margin_bands
 
 
 class Line(NamedTuple):
@@ -115,12 +115,12 @@ def page_blocks(page, doc_id: str, pno: int, start_seq: int = 0) -> list[Block]:
     if not raw:
         return []
     height = page.rect.height
-    bands = [margin_band(bb, height) for _, bb, _ in raw]
+    bands = margin_bands([bb for _, bb, _ in raw], height)
     for k, band in edge_bands([(bb, t, _horizontal(bb), bands[k])
                                for k, (_, bb, t) in enumerate(raw)], height).items():
         bands[k] = band
     out: list[Block] = []
-    make = Block._make  # the fields are complete here: no defaults to fill in
+    new = tuple.__new__  # the fields are complete here: no defaults to fill in
     seq = start_seq
     cur = None
     lines: list[Line] = []
@@ -131,9 +131,9 @@ def page_blocks(page, doc_id: str, pno: int, start_seq: int = 0) -> list[Block]:
     for (bno, bb, t), band in zip(raw, bands):
         if bno != cur:
             if lines:
-                out.append(make((doc_id, pno, seq, (round(x0, 2), round(y0, 2), round(x1, 2),
-                                                     round(y1, 2)),
-                                 tuple(lines), "\n".join(texts), band0 if same else "")))
+                out.append(new(Block, (doc_id, pno, seq, (round(x0, 2), round(y0, 2),
+                                                          round(x1, 2), round(y1, 2)),
+                                       tuple(lines), "\n".join(texts), band0 if same else "")))
                 seq += 1
             lines, texts, cur, band0, same = [], [], bno, band, True
             x0, y0, x1, y1 = bb
@@ -148,8 +148,9 @@ def page_blocks(page, doc_id: str, pno: int, start_seq: int = 0) -> list[Block]:
                 x1 = bb[2]
             if bb[3] > y1:
                 y1 = bb[3]
-        lines.append(Line(bb, t, band, bool(band) and is_folio(t)))
+        lines.append(new(Line, (bb, t, band, bool(band) and is_folio(t))))
         texts.append(t)
-    out.append(make((doc_id, pno, seq, (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)),
-                     tuple(lines), "\n".join(texts), band0 if same else "")))
+    out.append(new(Block, (doc_id, pno, seq, (round(x0, 2), round(y0, 2), round(x1, 2),
+                                              round(y1, 2)),
+                           tuple(lines), "\n".join(texts), band0 if same else "")))
     return out

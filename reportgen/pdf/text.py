@@ -109,6 +109,12 @@ def margin_band(box: BBox, height: float) -> Band:
     return ""
 
 
+def margin_bands(boxes: Sequence[BBox], height: float) -> list[Band]:
+    """`margin_band` of each box, in one pass (a page has hundreds of lines)."""
+    top, bottom = height * MARGIN_SHARE, height * (1 - MARGIN_SHARE)
+    return ["top" if b[3] <= top else "bottom" if b[1] >= bottom else "" for b in boxes]
+
+
 def edge_bands(lines: Sequence[tuple[BBox, str, bool, Band]], height: float) -> dict[int, Band]:
     """Positions of the first and last rows of text that stand apart, with their band.
 
