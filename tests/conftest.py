@@ -48,3 +48,18 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _html_libraries_imported() -> None:
+    """Import what the HTML half of a build imports (Jinja2, markdown-it, and igraph,
+    leidenalg and NumPy for the communities) once per test process: every build forks a
+    template helper, which otherwise imports them again, a fifth of a second per build.
+    Tests of what a command imports run it in a subprocess, so this hides nothing."""
+    import igraph  # noqa: F401
+    import leidenalg  # noqa: F401
+    import numpy  # noqa: F401  (igraph imports it on the first Graph)
+
+    import reportgen.communities.cluster  # noqa: F401
+    import reportgen.render.markdown  # noqa: F401
+    import reportgen.render.pages  # noqa: F401
