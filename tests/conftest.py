@@ -63,3 +63,18 @@ def _html_libraries_imported() -> None:
     import reportgen.communities.cluster  # noqa: F401
     import reportgen.render.markdown  # noqa: F401
     import reportgen.render.pages  # noqa: F401
+
+
+@pytest.fixture(scope="session")
+def sample_site(run_once) -> Path:
+    """The sample ledger (claims/) verified and published once per test run: read only."""
+
+    def fill(folder: Path) -> None:
+        from reportgen.site.publish import publish
+        from reportgen.verify.run import verify
+
+        v = verify([Path(__file__).resolve().parent.parent / "claims"])
+        assert v.ok, "the sample ledger must verify"
+        publish(v, folder / "site")
+
+    return run_once("sample-site", fill) / "site"
