@@ -24,7 +24,7 @@ verify: $(STAMP)
 # every `python -m reportgen` the tests start would otherwise compile (and assertion-rewrite)
 # the same sources again. __pycache__/ is ignored by git.
 test: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto --dist loadscope
 
 bench: $(STAMP)
 	$(BIN)/python bench/site_bench.py

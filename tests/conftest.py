@@ -83,3 +83,16 @@ def sample_site(run_once) -> Path:
         publish(v, folder / "site")
 
     return run_once("sample-site", fill) / "site"
+
+
+# The modules that take longest, heaviest first: run before the rest, so that under
+# pytest-xdist (`make test`: one module per worker at a time) no long module starts last.
+RUN_FIRST = ["test_sample.py", "test_hostile_site.py", "test_browser_site.py", "test_mcp.py",
+             "test_hostile_cli.py", "test_drift.py", "test_communities_answer.py",
+             "test_draft.py", "test_cache.py", "test_noop_build.py", "test_index_sample.py",
+             "test_corpus.py", "test_browser.py", "test_serve.py", "test_browser_serve.py"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(RUN_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(RUN_FIRST)))  # stable
