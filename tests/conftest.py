@@ -87,10 +87,12 @@ def sample_site(run_once) -> Path:
 
 # The modules that take longest, heaviest first: run before the rest, so that under
 # pytest-xdist (`make test`: one module per worker at a time) no long module starts last.
+# Two modules that share a run_once folder are kept apart (test_mcp/test_draft,
+# test_index_sample/test_stub_round_trip), so one worker rarely waits for the other.
 RUN_FIRST = ["test_sample.py", "test_hostile_site.py", "test_browser_site.py", "test_mcp.py",
-             "test_hostile_cli.py", "test_drift.py", "test_communities_answer.py",
-             "test_draft.py", "test_cache.py", "test_noop_build.py", "test_index_sample.py",
-             "test_corpus.py", "test_browser.py", "test_serve.py", "test_browser_serve.py"]
+             "test_drift.py", "test_hostile_cli.py", "test_browser.py", "test_index_sample.py",
+             "test_hostile_ledger.py", "test_hostile_index.py", "test_cache.py",
+             "test_build_cli.py", "test_corpus.py", "test_communities_answer.py"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
