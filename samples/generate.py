@@ -22,7 +22,6 @@ footer), so a quote of a table row is the row's cells in order once whitespace i
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
 import random
 import re
@@ -100,13 +99,19 @@ def pct(x: float) -> str:
 # ---- drawing ----------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
-def _advance(ch: str) -> float:
-    return _FONT.text_length(ch, fontsize=1000.0)
+class _Advances(dict):
+    """Each character's advance at 1000 pt, measured once."""
+
+    def __missing__(self, ch: str) -> float:
+        self[ch] = w = _FONT.text_length(ch, fontsize=1000.0)
+        return w
+
+
+_ADVANCE = _Advances()
 
 
 def text_width(s: str, size: float) -> float:
-    return sum(_advance(ch) for ch in s) * size / 1000.0
+    return sum(map(_ADVANCE.__getitem__, s)) * size / 1000.0
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9À-ÿ.,%()\-/']+|\s+|.", re.S)
