@@ -20,8 +20,11 @@ reports: $(STAMP)
 verify: $(STAMP)
 	@$(BIN)/reportgen verify claims
 
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: every pytest worker and
+# every `python -m reportgen` the tests start would otherwise compile (and assertion-rewrite)
+# the same sources again. __pycache__/ is ignored by git.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto --dist loadscope
 
 bench: $(STAMP)
 	$(BIN)/python bench/site_bench.py

@@ -22,7 +22,6 @@ footer), so a quote of a table row is the row's cells in order once whitespace i
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
 import random
 import re
@@ -100,13 +99,19 @@ def pct(x: float) -> str:
 # ---- drawing ----------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
-def _advance(ch: str) -> float:
-    return _FONT.text_length(ch, fontsize=1000.0)
+class _Advances(dict):
+    """Each character's advance at 1000 pt, measured once."""
+
+    def __missing__(self, ch: str) -> float:
+        self[ch] = w = _FONT.text_length(ch, fontsize=1000.0)
+        return w
+
+
+_ADVANCE = _Advances()
 
 
 def text_width(s: str, size: float) -> float:
-    return sum(_advance(ch) for ch in s) * size / 1000.0
+    return sum(map(_ADVANCE.__getitem__, s)) * size / 1000.0
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9À-ÿ.,%()\-/']+|\s+|.", re.S)
@@ -138,9 +143,18 @@ def wrap(text: str, width: float, size: float, indent: float = 0.0) -> list[str]
 class Canvas:
     """One page: text and rules collected in one Shape, committed once, in insertion order."""
 
-    def __init__(self, doc: pymupdf.Document, company: Company, pno: int) -> None:
+    def __init__(self, doc: pymupdf.Document, company: Company, pno: int,
+                 font_xref: int = 0) -> None:
         self.page = doc.new_page(width=PAGE_W, height=PAGE_H)
-        xref = self.page.insert_font(fontname=FONT, fontbuffer=_FONT_BUFFER)
+        if font_xref:
+            # The font is already in the document: name it in this page's resources, as
+            # page.insert_font would after loading the 3.5 MB font again to find it there.
+            resources = int(doc.xref_get_key(self.page.xref, "Resources")[1].split()[0])
+            doc.xref_set_key(resources, "Font", f"<</{FONT} {font_xref} 0 R>>")
+            xref = font_xref
+        else:
+            xref = self.page.insert_font(fontname=FONT, fontbuffer=_FONT_BUFFER)
+        self.font_xref = xref
         # Shape.insert_text asks page.insert_font for the font on every string, which scans
         # the page's resources each time (40% of the run); on this page the answer is fixed.
         self.page.insert_font = lambda fontname, **kw: xref  # type: ignore[method-assign]
@@ -901,8 +915,10 @@ KEY_PAGES = {"300750": catl_page, "300014": eve_page, "300274": sungrow_page}
 
 def build(company: Company) -> bytes:
     doc = pymupdf.open()
+    font_xref = 0
     for pno in range(1, company.pages + 1):
-        cv = Canvas(doc, company, pno)
+        cv = Canvas(doc, company, pno, font_xref)
+        font_xref = cv.font_xref
         if pno == 1:
             cover(cv, company)
         else:

@@ -29,3 +29,12 @@ def server_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["SOURCE_DATE_EPOCH"] = "1700000000"
     return env
+
+
+def indexed_sample_workspace(tmp: Path, run_once) -> Path:
+    """What sample_workspace(tmp) makes, copied from one made once per test run
+    (conftest.run_once): indexing 300274 is most of its cost. The copy's index names the
+    PDFs of the original, byte for byte the copy's own."""
+    ready = run_once("sample-300274-index", sample_workspace)
+    shutil.copytree(ready, tmp, dirs_exist_ok=True)
+    return tmp

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from browserkit import BROWSER
+from browserkit import BROWSER, Tabs
 
 sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
@@ -19,16 +19,10 @@ pytestmark = BROWSER
 
 
 @pytest.fixture(scope="module")
-def sample_site(tmp_path_factory):
-    """The repository's sample ledger built into a temporary folder."""
-    from reportgen.site.publish import publish
-    from reportgen.verify.run import verify
-
-    v = verify([REPO / "claims"])
-    assert v.ok, "the sample ledger must verify"
-    out = tmp_path_factory.mktemp("sample") / "site"
-    publish(v, out)
-    return out
+def tabs(browser):
+    t = Tabs(browser)
+    yield t
+    t.close()
 
 
 @pytest.fixture(scope="module")
@@ -81,31 +75,36 @@ def exercise_chip(page, cid: str, page_no: int):
 
 
 def tab_reaches_every_chip(page):
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    """Tab from the top (up to twice the chips and 50 presses) focuses every chip outside
+    the dialogs; the page marks each chip that takes the focus."""
+    page.evaluate("() => { document.activeElement && document.activeElement.blur();"
+                  " document.addEventListener('focusin', e => {"
+                  " if (e.target.classList && e.target.classList.contains('chip'))"
+                  " e.target.dataset.tabSeen = '1'; }); }")
     chips = page.evaluate(
         "() => [...document.querySelectorAll('button.chip')].filter(c => !c.closest('dialog')).length")
-    for _ in range(chips * 2 + 50):
+    unseen = ("() => [...document.querySelectorAll('button.chip')].filter(c => !c.closest('dialog')"
+              " && !c.dataset.tabSeen).map(c => c.dataset.claim)")
+    for i in range(chips * 2 + 50):
         page.keyboard.press("Tab")
-        page.evaluate("() => { const a = document.activeElement;"
-                      " if (a && a.classList.contains('chip')) a.dataset.tabSeen = '1'; }")
-    missed = page.evaluate(
-        "() => [...document.querySelectorAll('button.chip')].filter(c => !c.closest('dialog')"
-        " && !c.dataset.tabSeen).map(c => c.dataset.claim)")
+        if i % 10 == 9 and page.evaluate(unseen) == []:
+            break
+    missed = page.evaluate(unseen)
     assert missed == [], f"Tab never reaches {missed}"
 
 
-def test_sample_s2_page(browser, sample_site):
-    page = browser.new_page()
+def test_sample_s2_page(tabs, sample_site):
+    """The sample as published (conftest.sample_site)."""
+    page, _ = tabs.open("about:blank")
     w = Watch(page)
     page.goto((sample_site / "S2.html").as_uri())
     exercise_chip(page, "s2-4", 36)
     tab_reaches_every_chip(page)
     w.check()
-    page.close()
 
 
-def test_fixture_report_page(browser, fixture_site):
-    page = browser.new_page()
+def test_fixture_report_page(tabs, fixture_site):
+    page, _ = tabs.open("about:blank")
     w = Watch(page)
     page.goto((fixture_site / "S1.html").as_uri())
     exercise_chip(page, "f1", 1)
@@ -123,19 +122,17 @@ def test_fixture_report_page(browser, fixture_site):
     page.keyboard.press("Escape")
     tab_reaches_every_chip(page)
     w.check()
-    page.close()
 
 
-def test_fixture_standalone_page(browser, fixture_site, tmp_path):
+def test_fixture_standalone_page(tabs, fixture_site, tmp_path):
     # alone in a folder, as when opened from an email attachment
     lone = tmp_path / "S1.standalone.html"
     shutil.copyfile(fixture_site / "S1.standalone.html", lone)
-    page = browser.new_page()
+    page, _ = tabs.open("about:blank")
     w = Watch(page, allow_data=True)
     page.goto(lone.as_uri())
     exercise_chip(page, "f2", 2)
     w.check()
-    page.close()
 
 
 def test_fixture_print_shows_crops(browser, fixture_site):

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from llmkit import Replay, make_model, tool_response
-from mcpkit import ROOT, sample_workspace
+from mcpkit import ROOT, indexed_sample_workspace
 
 from reportgen.cli import main
 from reportgen.draft.pages import batches
@@ -25,8 +25,8 @@ SUMMARY = ("draft 300274 p.36-36 (1 batch): emitted=6 rejected: vocabulary=1 anc
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory) -> Path:
-    return sample_workspace(tmp_path_factory.mktemp("draft"))
+def ws(tmp_path_factory, run_once) -> Path:
+    return indexed_sample_workspace(tmp_path_factory.mktemp("draft"), run_once)
 
 
 @pytest.fixture(scope="module")

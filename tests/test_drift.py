@@ -34,6 +34,22 @@ def regenerate(src: Path, dst: Path, restate: bool = True) -> Path:
     return dst
 
 
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory) -> dict[bool, Path]:
+    """The regenerated 300274.pdf, restated (True) and only moved (False): made once,
+    copied into each test's ledger."""
+    tmp = tmp_path_factory.mktemp("editions")
+    src = REPO / "samples" / "pdfs" / "300274.pdf"
+    return {restate: regenerate(src, tmp / f"{restate}.pdf", restate)
+            for restate in (True, False)}
+
+
+def new_edition(editions: dict[bool, Path], ledger: Path, restate: bool = True) -> Path:
+    dst = ledger / "samples" / "300274-v2.pdf"
+    shutil.copyfile(editions[restate], dst)
+    return dst
+
+
 @pytest.fixture()
 def ledger(tmp_path):
     shutil.copytree(REPO / "claims", tmp_path / "claims")
@@ -49,8 +65,8 @@ def lines_of(output: str) -> dict[str, str]:
     return {ln.split(" ", 1)[0]: ln for ln in output.splitlines() if ln}
 
 
-def test_holds_moved_changed_and_what_rests_on_them(ledger):
-    new = regenerate(ledger / "samples/pdfs/300274.pdf", ledger / "samples/300274-v2.pdf")
+def test_holds_moved_changed_and_what_rests_on_them(ledger, editions):
+    new = new_edition(editions, ledger)
     r = run("drift", "300274", str(new), str(ledger / "claims"))
     assert r.exit_code == 1, r.output  # a claim changed
     got = lines_of(r.output)
@@ -74,8 +90,8 @@ def comments(path: Path) -> list[str]:
             if ln.lstrip().startswith("#") or " # " in ln]
 
 
-def test_write_keeps_comments_updates_pages_and_pin_and_verifies(ledger):
-    new = regenerate(ledger / "samples/pdfs/300274.pdf", ledger / "samples/300274-v2.pdf")
+def test_write_keeps_comments_updates_pages_and_pin_and_verifies(ledger, editions):
+    new = new_edition(editions, ledger)
     files = ["S1.yaml", "S2.yaml", "S3.yaml", "documents.yaml"]
     before = {f: (ledger / "claims" / f).read_text(encoding="utf-8") for f in files}
     r = run("drift", "300274", str(new), str(ledger / "claims"), "--write")
@@ -103,9 +119,8 @@ def test_write_keeps_comments_updates_pages_and_pin_and_verifies(ledger):
     assert misses == ["s2-10", "s3-10"]  # the restated figure, for the analyst to settle
 
 
-def test_a_moved_only_edition_writes_a_ledger_that_verifies(ledger):
-    new = regenerate(ledger / "samples/pdfs/300274.pdf", ledger / "samples/300274-v2.pdf",
-                     restate=False)
+def test_a_moved_only_edition_writes_a_ledger_that_verifies(ledger, editions):
+    new = new_edition(editions, ledger, restate=False)
     r = run("drift", "300274", str(new), str(ledger / "claims"), "--write")
     assert r.exit_code == 0, r.output
     assert " changed p." not in r.output and "changed=0" in r.output

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from browserkit import BROWSER  # noqa: E402
+from browserkit import BROWSER, Tabs  # noqa: E402
 from test_browser import Watch  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -17,19 +17,16 @@ pytestmark = BROWSER
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    from reportgen.site.publish import publish
-    from reportgen.verify.run import verify
-
-    out = tmp_path_factory.mktemp("graph-browser") / "site"
-    publish(verify([REPO / "claims"]), out)
-    return out
+def tabs(browser):
+    t = Tabs(browser)
+    yield t
+    t.close()
 
 
-def test_entity_page_opens_a_hops_chip(browser, site) -> None:
-    page = browser.new_page()
+def test_entity_page_opens_a_hops_chip(tabs, sample_site) -> None:
+    page, _ = tabs.open("about:blank")
     w = Watch(page)
-    page.goto((site / "graph" / "index.html").as_uri())
+    page.goto((sample_site / "graph" / "index.html").as_uri())
     page.locator('a.node[href="sungrow.html"]').click()  # the graph's node opens its page
     assert page.url.endswith("/graph/sungrow.html")
     chip = page.locator('li.edge-anchored button.chip[data-claim="s3-8"]')
@@ -48,15 +45,13 @@ def test_entity_page_opens_a_hops_chip(browser, site) -> None:
     assert page.url.endswith("/graph/sunwoda.html")
     assert page.locator('li.edge-anchored button.chip[data-claim="s3-8"]').count() == 1
     w.check()
-    page.close()
 
 
-def test_graph_page_edge_opens_its_fact(browser, site) -> None:
-    page = browser.new_page()
+def test_graph_page_edge_opens_its_fact(tabs, sample_site) -> None:
+    page, _ = tabs.open("about:blank")
     w = Watch(page)
-    page.goto((site / "graph" / "index.html").as_uri())
+    page.goto((sample_site / "graph" / "index.html").as_uri())
     page.locator('a.edge-anchored[data-claim="s3-10"] text').click()  # its label
     assert page.locator("dialog#ev-s3-10").evaluate("d => d.open") is True
     page.keyboard.press("Escape")
     w.check()
-    page.close()

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner
-from mcpkit import ROOT, sample_workspace, server_env
+from mcpkit import ROOT, indexed_sample_workspace, sample_workspace, server_env
 
 from reportgen.cli import main
 
@@ -28,8 +28,8 @@ QUOTE = "供应商一 6,928,853,013.03 14.59%"
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory) -> Path:
-    return sample_workspace(tmp_path_factory.mktemp("mcp"))
+def ws(tmp_path_factory, run_once) -> Path:
+    return indexed_sample_workspace(tmp_path_factory.mktemp("mcp"), run_once)
 
 
 async def wait_job(client, job_id: str) -> dict:

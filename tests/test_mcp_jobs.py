@@ -12,7 +12,6 @@ from pathlib import Path
 import anyio
 from mcpkit import sample_workspace
 
-from reportgen.agent.server import make_server
 from reportgen.agent.service import Service
 from reportgen.site.build import build
 
@@ -43,7 +42,11 @@ def published(site: Path, cid: str) -> dict:
 
 
 def test_queries_read_the_last_successful_build_until_the_new_one_is_in(tmp_path: Path) -> None:
+    # mcp takes a second of CPU to import: here, not at collection, so that only the
+    # worker that runs this test pays for it
     from mcp import Client
+
+    from reportgen.agent.server import make_server
 
     ws = sample_workspace(tmp_path, index=False)
     built, release = threading.Event(), threading.Event()

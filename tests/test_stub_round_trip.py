@@ -59,17 +59,16 @@ def _ledger(ws: Path, docs: dict[str, Path]) -> Path:
     return report
 
 
-@pytest.fixture(scope="session")
-def sample_index(tmp_path_factory) -> Path:
-    """The sample PDFs (copied into the workspace) indexed once per session."""
-    ws = tmp_path_factory.mktemp("rt-sample")
-    (ws / "docs").mkdir()
-    docs = {}
-    for pdf in sorted((ROOT / "samples" / "pdfs").glob("*.pdf")):
-        shutil.copy(pdf, ws / "docs" / pdf.name)
-        docs[pdf.stem] = Path("..") / "docs" / pdf.name
-    _ledger(ws, docs)
-    build.index_paths([ws / "claims"])
+@pytest.fixture
+def sample_index(run_once, tmp_path) -> Path:
+    """A copy of the sample workspace and its index, which are made once per test run
+    (test_index_sample's, through conftest.run_once), with the report RT as its ledger."""
+    from test_index_sample import _fill_sample_ws
+
+    ws = tmp_path / "rt-sample"
+    shutil.copytree(run_once("sample-index", _fill_sample_ws), ws)
+    shutil.rmtree(ws / "claims")
+    _ledger(ws, {d.stem: Path("..") / "docs" / d.name for d in sorted((ws / "docs").glob("*.pdf"))})
     return ws
 
 

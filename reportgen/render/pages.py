@@ -28,13 +28,14 @@ KIND_LABEL = {"fact": "Fact", "calc": "Calc", "inference": "Inference"}
 KIND_ICON = {"fact": "\u00b6", "calc": "=", "inference": "\u2234"}
 
 
-_ENVS: dict[tuple[str | None, str | None], Environment] = {}
+_ENVS: dict[str | None, Environment] = {}
 
 
 def get_env(templates: Path | None = None, bytecode_cache: Path | None = None) -> Environment:
-    """One environment per (templates, cache) in a process, so templates compile once (a
-    helper process compiles them while the ledger is being verified: see build.py)."""
-    key = (str(templates) if templates else None, str(bytecode_cache) if bytecode_cache else None)
+    """One environment per templates folder in a process, so templates compile once however
+    many sites it builds (a helper process compiles them while the ledger is being verified:
+    see build.py); the first call's `bytecode_cache` is the one it keeps."""
+    key = str(templates) if templates else None
     env = _ENVS.get(key)
     if env is None:
         env = _ENVS[key] = make_env(templates, bytecode_cache)

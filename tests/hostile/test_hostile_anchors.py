@@ -34,16 +34,25 @@ ROW1 = "1 供应商一 6,928,853,013.03 14.59%"
 ROW2 = "2 明阳新能源 1,343,812,406.58 2.83%"
 
 
-def _verify(quote: str, page: int = 36):
-    loc = Loc("tests/hostile/test_hostile_anchors.py", 1)
-    fact = Fact(id="h8", report="H", statement="-", confidence=None, note=None, loc=loc,
+LOC = Loc("tests/hostile/test_hostile_anchors.py", 1)
+
+
+@pytest.fixture(scope="module")
+def docs():
+    """One DocumentSet over 300274.pdf for the module, as one verify run has for all its
+    facts: a miss reads every page for its hint, once per module rather than per test."""
+    with DocumentSet({"300274": Document("300274", SAMPLE, "300274", None, LOC)}) as ds:
+        yield ds
+
+
+def _verify(docs: DocumentSet, quote: str, page: int = 36):
+    fact = Fact(id="h8", report="H", statement="-", confidence=None, note=None, loc=LOC,
                 doc="300274", page=page, quote=quote)
-    with DocumentSet({"300274": Document("300274", SAMPLE, "300274", None, loc)}) as ds:
-        return verify_fact(fact, ds)
+    return verify_fact(fact, docs)
 
 
-def test_hardening_08_figure_of_one_row_joined_to_the_next_label_misses_naming_the_rows():
-    r = _verify("14.59% 2 明阳新能源")
+def test_hardening_08_figure_of_one_row_joined_to_the_next_label_misses_naming_the_rows(docs):
+    r = _verify(docs, "14.59% 2 明阳新能源")
     assert r.status == "miss" and r.anchor is None
     assert r.message == (f'the quote joins two table rows on p.36 (row "{ROW1}" and row '
                          f'"{ROW2}"); quote one row, or whole rows')
@@ -55,16 +64,16 @@ def test_hardening_08_figure_of_one_row_joined_to_the_next_label_misses_naming_t
     "序号 供应商名称 采购额（元） 占年度采购总额比例 " + ROW1,
     f"{ROW2} 3 供应商二 1,234,517,293.41 2.60%",
 ])
-def test_hardening_08_quote_covering_whole_rows_hits_exact(quote):
-    r = _verify(quote)
+def test_hardening_08_quote_covering_whole_rows_hits_exact(docs, quote):
+    r = _verify(docs, quote)
     assert r.status == "hit" and r.anchor.method == "exact", r.message
     assert len(r.anchor.rects) == 8  # four cells in each of two rows
 
 
 @pytest.mark.parametrize("quote", [ROW1, "供应商一 6,928,853,013.03 14.59%",
                                    "明阳新能源 1,343,812,406.58", "6,928,853,013.03"])
-def test_hardening_08_quote_within_one_row_hits(quote):
-    r = _verify(quote)
+def test_hardening_08_quote_within_one_row_hits(docs, quote):
+    r = _verify(docs, quote)
     assert r.status == "hit" and r.anchor.method == "exact", r.message
 
 
@@ -75,8 +84,8 @@ def test_hardening_08_quote_within_one_row_hits(quote):
     "6,928,853,013.03 14.59% " + ROW2,  # the end of a row and the whole next row
     "2.54% 合计 -- 11,923,973,315.00 25.12%",  # the last share and the total row
 ])
-def test_hardening_08_partial_rows_joined_miss(quote):
-    r = _verify(quote)
+def test_hardening_08_partial_rows_joined_miss(docs, quote):
+    r = _verify(docs, quote)
     assert r.status == "miss", r.anchor
     assert r.message.startswith("the quote joins two table rows on p.36 (row ")
 

@@ -98,15 +98,17 @@ HEBREW = "\u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd"  # shalom olam
 
 @pytest.fixture()
 def world(tmp_path: Path) -> Path:
-    """Turkish and Hebrew prose in docs/world.pdf, indexed into .reportgen/."""
+    """Turkish and Hebrew prose in docs/world.pdf, indexed into .reportgen/ (in this
+    process: the tests run the commands that read it)."""
     unicode_pdf(tmp_path / "docs" / "world.pdf", [
         "We opened offices in \u0130stanbul and \u0130zmir in 2023.",
         "The \u0130stanbul office employs 40 people.",
         # a PDF draws right-to-left text in visual order; the text layer reads it logically
         "Greetings from the Tel Aviv office: " + HEBREW[::-1],
     ])
-    r = proc(["index", "docs/world.pdf"], tmp_path)
-    assert r.returncode == 0, r.stderr
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        assert cli("index", "docs/world.pdf").exit_code == 0
     return tmp_path
 
 
@@ -164,20 +166,22 @@ def test_hardening_11_marks_stay_on_the_term_after_a_dotted_capital_i() -> None:
     assert mark("\ufb01nance", ["finance"]) == "[\ufb01nance]"
 
 
-def test_hardening_11_find_a_word_after_a_dotted_capital_i(world: Path) -> None:
-    r = proc(["find", "stanbul", "docs"], world)
-    assert r.returncode == 0, r.stderr
+def test_hardening_11_find_a_word_after_a_dotted_capital_i(world: Path, monkeypatch) -> None:
+    monkeypatch.chdir(world)
+    r = CliRunner().invoke(main, ["find", "stanbul", "docs"])
+    assert r.exit_code == 0, r.output
     clean(r.stderr)
-    assert "\u0130[stanbul]" in r.stdout.decode()
+    assert "\u0130[stanbul]" in r.stdout
 
 
 # ---- finding 12: refusals and exit codes that were wrong --------------------------------
 
 
-def test_hardening_12_a_hebrew_query_is_searched(world: Path) -> None:
-    r = proc(["find", "\u05e9\u05dc\u05d5\u05dd", "docs"], world)
-    assert r.returncode == 0, r.stderr
-    lines = r.stdout.decode().splitlines()
+def test_hardening_12_a_hebrew_query_is_searched(world: Path, monkeypatch) -> None:
+    monkeypatch.chdir(world)
+    r = CliRunner().invoke(main, ["find", "\u05e9\u05dc\u05d5\u05dd", "docs"])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
     assert lines[0].startswith("1. world p.1 ")
     assert lines[1] == ("   Greetings from the Tel Aviv office: [\u05e9\u05dc\u05d5\u05dd] "
                         "\u05e2\u05d5\u05dc\u05dd")
@@ -248,16 +252,29 @@ FACT = """claims:
 """
 
 
-@pytest.fixture()
-def one_fact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """claims/ with one fact over docs/alpha.pdf, indexed."""
+@pytest.fixture(scope="module")
+def one_fact_ready(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """claims/ with one fact over docs/alpha.pdf, indexed: made once, only copied."""
     from test_index_support import write_ledger
 
-    ledger_with_two_docs(tmp_path)
-    write_ledger(tmp_path, {"alpha": "docs/alpha.pdf", "beta": "docs/beta.pdf"}, FACT)
-    monkeypatch.chdir(tmp_path)
-    assert cli("index", "claims").exit_code == 0
-    return tmp_path
+    root = tmp_path_factory.mktemp("one-fact")
+    ledger_with_two_docs(root)
+    write_ledger(root, {"alpha": "docs/alpha.pdf", "beta": "docs/beta.pdf"}, FACT)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        assert cli("index", "claims").exit_code == 0
+    return root
+
+
+@pytest.fixture()
+def one_fact(one_fact_ready: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of one_fact_ready, the current folder (no test here changes a PDF)."""
+    import shutil
+
+    ws = tmp_path / "ws"
+    shutil.copytree(one_fact_ready, ws)
+    monkeypatch.chdir(ws)
+    return ws
 
 
 TOTAL = "TOTAL: facts=1 hits=1 misses=0"

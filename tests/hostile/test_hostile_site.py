@@ -227,12 +227,15 @@ def test_hardening_10_sigkilled_build_leaves_no_helper_running(tmp_path):
 # ---- 04: the swap is atomic, an interrupted one is undone, sibling outputs stay apart -------
 
 
-def run_cli(*args: object):
+def run_cli(*args: object, epoch: str | None = None):
+    """`reportgen ARGS` in this process (with SOURCE_DATE_EPOCH=`epoch` when given): the
+    builds after a kill, where only the site they leave and their exit code matter."""
     from click.testing import CliRunner
 
     from reportgen.cli import main
 
-    return CliRunner().invoke(main, [str(a) for a in args])
+    env = {"SOURCE_DATE_EPOCH": epoch} if epoch is not None else None
+    return CliRunner().invoke(main, [str(a) for a in args], env=env)
 
 
 MISS_F1 = "The top five suppliers held 14.59% of all purchases."  # not in the PDF
@@ -283,8 +286,7 @@ def test_hardening_04_killed_between_the_two_renames_the_next_build_puts_the_sit
 
     claims = sitekit.make_ledger(tmp_path)
     out = tmp_path / "site"
-    subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="1"), check=True,
-                   capture_output=True)
+    assert run_cli("build", claims, "--out", out, epoch="1").exit_code == 0
     before = sitekit.snapshot(out)
     r = subprocess.run(["strace", "-qq", "-o", os.devnull, "-e", "trace=rename,renameat2",
                         "-e", "inject=renameat2:error=ENOSYS",
@@ -293,9 +295,8 @@ def test_hardening_04_killed_between_the_two_renames_the_next_build_puts_the_sit
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     assert r.returncode != 0 and not out.exists()  # killed right between the two renames
     sitekit.make_ledger(tmp_path, quote_f1=MISS_F1)
-    r = subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="3"),
-                       capture_output=True, timeout=120)
-    assert r.returncode == 1 and b"MISS f1" in r.stdout
+    r = run_cli("build", claims, "--out", out, epoch="3")
+    assert r.exit_code == 1 and "MISS f1" in r.stdout
     assert sitekit.snapshot(out) == before
 
 
@@ -319,9 +320,8 @@ def test_hardening_04_kill_at_each_rename_leaves_the_old_site_or_the_new_one(
                    env=build_env(SOURCE_DATE_EPOCH="2"), stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=120)
     assert sitekit.snapshot(out) in (sites["1"], sites["2"])
-    r = subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="2"),
-                       capture_output=True, timeout=120)
-    assert r.returncode == 0 and sitekit.snapshot(out) == sites["2"]
+    r = run_cli("build", claims, "--out", out, epoch="2")
+    assert r.exit_code == 0 and sitekit.snapshot(out) == sites["2"]
 
 
 def test_hardening_04_sibling_outputs_never_delete_each_others_temporaries(tmp_path):
@@ -551,19 +551,18 @@ def test_xss_payload_in_every_field_stays_text(tmp_path, crop_cache, benign, pay
 @pytest.fixture(scope="module")
 def two_sites(tmp_path_factory):
     """A ledger, its site as built at time 1 (the previous site) and at time 2 (the one a
-    build at time 2 must leave complete), and how long such a build runs here."""
+    build at time 2 must leave complete), and how long a build process runs here."""
     import subprocess
     import time
 
     tmp = tmp_path_factory.mktemp("kill")
     claims = sitekit.make_ledger(tmp)
-    sites = {}
-    for epoch in ("1", "2"):
-        start = time.monotonic()
-        subprocess.run(build_cmd(claims, tmp / epoch / "site"),
-                       env=build_env(SOURCE_DATE_EPOCH=epoch), check=True, capture_output=True)
-        took = time.monotonic() - start
-        sites[epoch] = sitekit.snapshot(tmp / epoch / "site")
+    assert run_cli("build", claims, "--out", tmp / "1" / "site", epoch="1").exit_code == 0
+    start = time.monotonic()
+    subprocess.run(build_cmd(claims, tmp / "2" / "site"),
+                   env=build_env(SOURCE_DATE_EPOCH="2"), check=True, capture_output=True)
+    took = time.monotonic() - start
+    sites = {epoch: sitekit.snapshot(tmp / epoch / "site") for epoch in ("1", "2")}
     assert sites["1"] != sites["2"]
     return claims, tmp / "1" / "site", sites, took
 
@@ -589,9 +588,8 @@ def test_kill_9_during_a_build_leaves_the_old_site_or_the_new_one(tmp_path, two_
         proc.wait()
     now = sitekit.snapshot(out)
     assert now in (sites["1"], sites["2"]), "the site is half old, half new, or missing"
-    r = subprocess.run(build_cmd(claims, out), env=build_env(SOURCE_DATE_EPOCH="2"),
-                       capture_output=True, timeout=120)
-    assert r.returncode == 0 and sitekit.snapshot(out) == sites["2"]
+    r = run_cli("build", claims, "--out", out, epoch="2")
+    assert r.exit_code == 0 and sitekit.snapshot(out) == sites["2"]
     assert list((tmp_path / ".reportgen" / "tmp").iterdir()) == []
 
 
