@@ -208,17 +208,20 @@ for t in tasks:
 # ---- timing ---------------------------------------------------------------------------
 
 
-def timed(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
-    """Wall time of a fresh process and the peak RSS (KiB) of its process tree."""
+def timed(cmd: list[str], env: dict | None = None) -> tuple[float, int, float]:
+    """Wall time of a fresh process, the peak RSS (KiB) of its process tree, and the CPU
+    seconds (user + sys) of the whole tree: on a shared machine the CPU seconds survive the
+    other processes' load, the wall time does not."""
     wrapper = ("import resource, subprocess, sys, time, json\n"
                "t = time.perf_counter(); r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
                "dt = time.perf_counter() - t\n"
-               "print(json.dumps([r.returncode, dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n")
+               "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+               "print(json.dumps([r.returncode, dt, u.ru_maxrss, u.ru_utime + u.ru_stime]))\n")
     p = subprocess.run([PY, "-c", wrapper, *cmd], capture_output=True, text=True, env=env)
-    rc, dt, rss = json.loads(p.stdout)
+    rc, dt, rss, cpu = json.loads(p.stdout)
     if rc != 0:
         raise SystemExit(f"failed ({rc}): {' '.join(cmd)}\n{p.stderr}")
-    return dt, rss
+    return dt, rss, cpu
 
 
 def build_cmd(ledger: Path, out: Path, jobs: int = 1) -> list[str]:
@@ -232,7 +235,7 @@ def verdict_cache(out: Path) -> None:
     os.environ["REPORTGEN_VERDICT_CACHE"] = str(out.parent / ".reportgen" / "verdicts")
 
 
-def cold(ledger: Path, out: Path, jobs: int = 1) -> tuple[float, int]:
+def cold(ledger: Path, out: Path, jobs: int = 1) -> tuple[float, int, float]:
     """A build with every cache empty: crops, kept PDFs, templates and verdicts."""
     shutil.rmtree(out.parent / ".reportgen", ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
@@ -361,12 +364,17 @@ def main_scale(args) -> None:
         verdict_cache(out)
         out.parent.mkdir(exist_ok=True)
         res: dict[str, list[float]] = {"f1": [], "f2": [], "j1": [], "j2": []}
+        cpus: dict[str, list[float]] = {"f1": [], "j1": []}
         loads = [os.getloadavg()[0]]
         for i in range(args.runs):
             fo = work / f"floor-{i}"
             fo.mkdir()
-            res["f1"].append(timed([PY, str(work / "floor.py"), str(tfile), str(fo)])[0])
-            res["j1"].append(cold(full, out, 1)[0])
+            wall, _, cpu = timed([PY, str(work / "floor.py"), str(tfile), str(fo)])
+            res["f1"].append(wall)
+            cpus["f1"].append(cpu)
+            wall, _, cpu = cold(full, out, 1)
+            res["j1"].append(wall)
+            cpus["j1"].append(cpu)
             fo2 = work / f"floor2-{i}"
             fo2.mkdir()
             res["f2"].append(timed_together([[PY, str(work / "floor.py"), str(h), str(fo2)]
@@ -394,6 +402,10 @@ def main_scale(args) -> None:
         for name, val, target, ok in checks:
             print(f"{name:22} {val:6.2f}   target {target:7} {'met' if ok else 'NOT met'}")
         print(f"{'floor x1 / floor x2':22} {rf:6.2f}   (what two processes give the floor)")
+        rc = statistics.median(j / f for j, f in zip(cpus["j1"], cpus["f1"]))
+        print(f"{'CPU jobs 1 / floor x1':22} {rc:6.2f}   (user + sys seconds, median "
+              f"{statistics.median(cpus['j1']):.2f} / {statistics.median(cpus['f1']):.2f}: "
+              "what load does not move)")
         if args.sweep:
             sweep(base)
     finally:
@@ -432,7 +444,7 @@ def sweep(base: Path) -> None:
         for jobs in (1, 2):
             out = base / f"out-{k}-{jobs}" / "site"
             out.parent.mkdir(exist_ok=True)
-            dt, rss = cold(led, out, jobs)
+            dt, rss, _ = cold(led, out, jobs)
             warm = timed(build_cmd(led, out, jobs))[0]
             print(f"{k:>6} {len(sel):>6} {jobs:>5} {dt:>8.2f} {warm:>8.2f} {rss / 1024:>13.0f}")
 

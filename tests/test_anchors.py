@@ -454,3 +454,38 @@ def test_miss_hint_ignores_typographic_quotes_to_name_the_real_difference():
     hint = miss_hint("The Company's \"Energy Storage\" segment grow.", CURLY)
     assert hint.endswith("page has 'e' (U+0065 LATIN SMALL LETTER E) where the quote has 'o' "
                          "(U+006F LATIN SMALL LETTER O)"), hint
+
+
+# ---- keys map back to the characters they came from ----------------------------------
+
+FOLD_LINES = [(40, 100, "the ﬁrst ﬁnal ﬁgure: １２,３４５\u00a0元 in 2024"),
+              (40, 130, "供应商一 6,928,853,013.03 14.59% ﬂow"),
+              (40, 160, "ﬁfty\u2009ﬁve ﬁxed costs ＡＢＣ")]
+FOLD_PAGE = synthetic(FOLD_LINES)
+
+
+def _nfkc_typed(s: str) -> str:
+    """The text as typed on a keyboard: ligatures spelt out, full-width forms plain."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", c) if not c.isspace() else " " for c in s)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_the_highlight_covers_exactly_the_characters_matched(data):
+    """Whatever the level, the box is that of the page characters the quote covers: a
+    ligature or full-width character folded into several key characters maps each back to
+    itself, and no neighbour is taken in."""
+    line = data.draw(st.integers(0, len(FOLD_LINES) - 1))
+    x, top, text = FOLD_LINES[line]
+    start = data.draw(st.integers(0, len(text) - 2))
+    end = data.draw(st.integers(start + 2, len(text)))
+    assume(not text[start].isspace() and not text[end - 1].isspace())
+    quote = data.draw(st.sampled_from([text[start:end], _nfkc_typed(text[start:end])]))
+    flat = _visible(_nfkc_typed(" ".join(t for _, _, t in FOLD_LINES)))
+    assume(flat.count(_visible(_nfkc_typed(quote))) == 1)
+    a = match_page(quote, FOLD_PAGE)
+    assert a is not None
+    assert a.bbox == (x + start * 5.0, top, x + end * 5.0, top + 10)
+    assert [r for _, r in a.rects] == [a.bbox]

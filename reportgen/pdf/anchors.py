@@ -42,6 +42,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
+from operator import itemgetter
 
 from reportgen.model import Anchor, BBox, union
 from reportgen.pdf.orders import ORDERS, RowJoin, line_chars, row_join, runs
@@ -175,11 +177,14 @@ def _compound(page: PageText, before: list[int], after: list[int], hyphen: str,
 
 
 def _folded(page: PageText, level: str) -> list[str]:
-    """Each character of the page folded at a level, computed once per page and level."""
+    """Each character of the page folded at a level, computed once per page and level:
+    `fold` runs once per distinct character, the page is mapped through the table in C."""
     ck = ("folded", level)
     got = page.memo.get(ck)
     if got is None:
-        got = page.memo[ck] = [fold(ch.c, level) for ch in page.chars]
+        cs = list(map(itemgetter(0), page.chars))
+        table = {c: fold(c, level) for c in set(cs)}
+        got = page.memo[ck] = list(map(table.__getitem__, cs))
     return got
 
 
@@ -199,10 +204,10 @@ def _key(page: PageText, run_list: Sequence[Sequence[int]], level: str) -> Key:
             parts.append(_BARRIER)
             src.append(-1)
         every.extend(run)
-        kept = [i for i in run if folded[i]]
-        texts = [folded[i] for i in kept]
+        kept = list(compress(run, map(folded.__getitem__, run)))
+        texts = list(map(folded.__getitem__, kept))
         parts.extend(texts)
-        if all(len(t) == 1 for t in texts):
+        if len("".join(texts)) == len(texts):  # every kept character folds to one
             src.extend(kept)
         else:  # a character that folds to several ("ﬁ" -> "fi") maps each to itself
             for i, t in zip(kept, texts):

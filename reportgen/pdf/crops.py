@@ -178,8 +178,10 @@ def encode_png(pix) -> bytes:
     z = zlib.compressobj(3)
     parts = []
     for top in range(0, h, _ROWS):  # a band at a time: no second copy of a large pixmap
-        rows = b"".join(b"\x00" + mv[i * stride:i * stride + w * 3]
-                        for i in range(top, min(h, top + _ROWS)))
+        # b"\x00".join over ["", row, row, ...]: each row after its filter byte, with no
+        # row copied but once (the slices are views)
+        rows = b"\x00".join([b"", *(mv[i * stride:i * stride + w * 3]
+                                    for i in range(top, min(h, top + _ROWS)))])
         parts.append(z.compress(rows))
     parts.append(z.flush())
     return (b"\x89PNG\r\n\x1a\n"

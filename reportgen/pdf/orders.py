@@ -197,7 +197,8 @@ def runs(page: PageText, order: str, skip: frozenset[int] = frozenset()) -> list
     if got is not None:
         return got
     if order == "stream":
-        out = [[i for i, ch in enumerate(page.chars) if ch.line not in skip]]
+        out = [[i for i, ch in enumerate(page.chars) if ch.line not in skip] if skip
+               else list(range(len(page.chars)))]
     elif order == "columns":
         out = [_chars_of(page, _column_lines(_visible_lines(page, skip)))]
     elif order == "rows":
@@ -383,6 +384,10 @@ def row_join(page: PageText, idxs: Sequence[int]) -> RowJoin | None:
     table beside another, or beside prose, has rows of its own). A read down one column
     ("14.59% 2.83%") does not leave the rows' order and is not checked.
     """
+    chars = page.chars
+    first = chars[idxs[0]].line if idxs else None
+    if all(chars[i].line == first for i in idxs):  # one line: no row is left, no model needed
+        return None
     m = _row_model(page)
     seq: list[int] = []  # the lines the match touches, in match order, each once
     for i in idxs:

@@ -8,6 +8,7 @@ checks this on a generated PDF, so a MuPDF upgrade that changes it fails loudly.
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import itemgetter
 
 import pymupdf
@@ -24,6 +25,7 @@ FLAGS = (pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE
 
 
 _C_BBOX = itemgetter("c", "bbox")  # a rawdict char -> (c, bbox), in C
+_CHARS = itemgetter("chars")  # a rawdict span -> its chars
 
 # The most characters one page may have. The densest pages of real reports hold about
 # 15,000 (tables in 6 pt type); a generated page of a million costs 0.8 GB as rawdict.
@@ -83,12 +85,14 @@ def extract_page(page: pymupdf.Page) -> PageText:
         if block.get("type", 0) != 0:
             continue
         for line in block.get("lines", ()):
-            chars: list[tuple[str, BBox]] = []
-            for span in line.get("spans", ()):
-                if m:
-                    chars.extend([(ch["c"], _transform(m, ch["bbox"])) for ch in span["chars"]])
-                else:  # rawdict boxes are already 4-tuples of floats
-                    chars.extend(map(_C_BBOX, span["chars"]))
+            spans = line.get("spans", ())
+            if m:
+                chars = [(ch["c"], _transform(m, ch["bbox"])) for span in spans
+                         for ch in span["chars"]]
+            elif len(spans) == 1:  # rawdict boxes are already 4-tuples of floats
+                chars = list(map(_C_BBOX, spans[0]["chars"]))
+            else:
+                chars = list(map(_C_BBOX, chain.from_iterable(map(_CHARS, spans))))
             if chars:
                 lines.append(chars)
                 blocks.append(bno)
