@@ -131,14 +131,16 @@ def sample_site(run_once) -> Path:
 FAMILIES = {name: "browser" for name in BROWSER_MODULES} | {
     name: "agent" for name in ("test_mcp.py", "test_draft.py", "test_mcp_jobs.py",
                                "test_llm.py", "test_communities_model.py",
-                               "test_communities_answer.py", "test_mcp_units.py")}
+                               "test_communities_answer.py", "test_communities_cli.py",
+                               "test_mcp_units.py")}
 
 # The modules that take longest, heaviest first: run before the rest, so that no long unit
 # starts last. Units are handed out in this order (not by their number of tests).
 RUN_FIRST = ["test_browser_site.py", "test_browser.py", "test_browser_serve.py",
              "test_graph_browser.py", "test_sample.py", "test_mcp.py", "test_draft.py",
              "test_mcp_jobs.py", "test_llm.py", "test_communities_model.py",
-             "test_communities_answer.py", "test_mcp_units.py", "test_hostile_site.py",
+             "test_communities_answer.py", "test_communities_cli.py", "test_mcp_units.py",
+             "test_hostile_site.py",
              "test_drift.py", "test_cache.py", "test_stub_round_trip.py",
              "test_index_sample.py", "test_hostile_cli.py", "test_hostile_ledger.py",
              "test_corpus.py", "test_hostile_index.py", "test_build_cli.py", "test_serve.py",
