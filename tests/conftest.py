@@ -127,7 +127,7 @@ def sample_site(run_once) -> Path:
 # Under `make test` (pytest-xdist, --dist loadscope) a worker takes one unit of work at a
 # time: a module, or one of these families of modules, which share what is costly to start
 # once per test process: Chromium (the browser modules), anthropic and mcp (a second and a
-# half and a second of CPU to import) and the sample's 300274 index (the agent modules).
+# half and a second of CPU to import; the agent modules).
 FAMILIES = {name: "browser" for name in BROWSER_MODULES} | {
     name: "agent" for name in ("test_mcp.py", "test_draft.py", "test_mcp_jobs.py",
                                "test_llm.py", "test_communities_model.py",
