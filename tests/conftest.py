@@ -152,6 +152,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(RUN_FIRST)))  # stable
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """--dist loadscope with the FAMILIES as units, handed out in collection order."""
     if config.getoption("dist") != "loadscope":
