@@ -36,18 +36,57 @@ def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callabl
     return get
 
 
+# The browser test modules. `make test` runs them one after the other in one worker (see
+# FAMILIES below), and they share one Chromium there.
+BROWSER_MODULES = {"test_browser.py", "test_browser_site.py", "test_browser_serve.py",
+                   "test_graph_browser.py"}
+
+
+class _Chromium:
+    """One Playwright and one Chromium for a run of consecutive browser modules in a test
+    process (starting them costs about a second and a half of CPU). It is closed before a
+    test of any other module runs: Playwright's sync API runs an event loop in this thread
+    while it lives, and the MCP tests (anyio) need the thread free."""
+
+    def __init__(self) -> None:
+        self.playwright = None
+        self.browser = None
+
+    def get(self):
+        if self.browser is None:
+            from playwright.sync_api import sync_playwright
+
+            from browserkit import ARGS, CHROMIUM
+
+            self.playwright = sync_playwright().start()
+            self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        return self.browser
+
+    def close(self) -> None:
+        if self.browser is not None:
+            try:
+                self.browser.close()
+            finally:
+                self.playwright.stop()
+                self.browser = self.playwright = None
+
+
+_CHROMIUM = _Chromium()
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """One Chromium per test module. Not per session: Playwright's sync API runs an event
-    loop in this thread while it lives, and the MCP tests (anyio) need the thread free."""
-    from playwright.sync_api import sync_playwright
+    """The Chromium of this run of browser modules (see _Chromium)."""
+    return _CHROMIUM.get()
 
-    from browserkit import ARGS, CHROMIUM
 
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.path.name not in BROWSER_MODULES:
+        _CHROMIUM.close()
+
+
+def pytest_sessionfinish() -> None:
+    _CHROMIUM.close()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -85,16 +124,45 @@ def sample_site(run_once) -> Path:
     return run_once("sample-site", fill) / "site"
 
 
-# The modules that take longest, heaviest first: run before the rest, so that under
-# pytest-xdist (`make test`: one module per worker at a time) no long module starts last.
-# Two modules that share a run_once folder are kept apart (test_mcp/test_draft,
-# test_index_sample/test_stub_round_trip), so one worker rarely waits for the other.
-RUN_FIRST = ["test_sample.py", "test_hostile_site.py", "test_browser_site.py", "test_mcp.py",
-             "test_drift.py", "test_hostile_cli.py", "test_browser.py", "test_index_sample.py",
-             "test_hostile_ledger.py", "test_hostile_index.py", "test_cache.py",
-             "test_build_cli.py", "test_corpus.py", "test_communities_answer.py"]
+# Under `make test` (pytest-xdist, --dist loadscope) a worker takes one unit of work at a
+# time: a module, or one of these families of modules, which share what is costly to start
+# once per test process: Chromium (the browser modules), anthropic and mcp (a second and a
+# half and a second of CPU to import; the agent modules).
+FAMILIES = {name: "browser" for name in BROWSER_MODULES} | {
+    name: "agent" for name in ("test_mcp.py", "test_draft.py", "test_mcp_jobs.py",
+                               "test_llm.py", "test_communities_model.py",
+                               "test_communities_answer.py", "test_communities_cli.py",
+                               "test_mcp_units.py")}
+
+# The modules that take longest, heaviest first: run before the rest, so that no long unit
+# starts last. Units are handed out in this order (not by their number of tests).
+RUN_FIRST = ["test_browser_site.py", "test_browser.py", "test_browser_serve.py",
+             "test_graph_browser.py", "test_sample.py", "test_mcp.py", "test_draft.py",
+             "test_mcp_jobs.py", "test_llm.py", "test_communities_model.py",
+             "test_communities_answer.py", "test_communities_cli.py", "test_mcp_units.py",
+             "test_hostile_site.py",
+             "test_drift.py", "test_cache.py", "test_stub_round_trip.py",
+             "test_index_sample.py", "test_hostile_cli.py", "test_hostile_ledger.py",
+             "test_corpus.py", "test_hostile_index.py", "test_build_cli.py", "test_serve.py",
+             "test_noop_build.py"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(RUN_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(RUN_FIRST)))  # stable
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """--dist loadscope with the FAMILIES as units, handed out in collection order."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FamilyScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return FAMILIES.get(module.rsplit("/", 1)[-1]) or super()._split_scope(nodeid)
+
+    config.option.loadscopereorder = False  # keep RUN_FIRST's order
+    return FamilyScheduling(config, log)

@@ -12,14 +12,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def sample_workspace(tmp: Path, index: bool = True) -> Path:
     """tmp/claims and tmp/samples/pdfs, as in the repository; unless told not to, the
-    evidence index at its default place, holding one of the three documents (300274: a
-    third of the time of the whole sample)."""
+    evidence index of the ledger's three documents at its default place (what
+    `reportgen index claims` makes)."""
     shutil.copytree(ROOT / "claims", tmp / "claims")
     shutil.copytree(ROOT / "samples" / "pdfs", tmp / "samples" / "pdfs")
     if index:
-        from reportgen.index import default_db, index_paths
+        from reportgen.index import index_paths
 
-        index_paths([tmp / "samples" / "pdfs" / "300274.pdf"], default_db([tmp / "claims"]))
+        index_paths([tmp / "claims"])
     return tmp
 
 
@@ -32,9 +32,15 @@ def server_env() -> dict[str, str]:
 
 
 def indexed_sample_workspace(tmp: Path, run_once) -> Path:
-    """What sample_workspace(tmp) makes, copied from one made once per test run
-    (conftest.run_once): indexing 300274 is most of its cost. The copy's index names the
-    PDFs of the original, byte for byte the copy's own."""
-    ready = run_once("sample-300274-index", sample_workspace)
+    """What sample_workspace(tmp) makes, copied from the one made once per test run
+    (sample_index_workspace): indexing is most of its cost. The copy's index names the PDFs
+    of the original, byte for byte the copy's own."""
+    ready = sample_index_workspace(run_once)
     shutil.copytree(ready, tmp, dirs_exist_ok=True)
     return tmp
+
+
+def sample_index_workspace(run_once) -> Path:
+    """sample_workspace(), made once per test run (conftest.run_once) and only read: the MCP,
+    draft, index and stub round-trip tests all search this one index."""
+    return run_once("sample-index", sample_workspace)

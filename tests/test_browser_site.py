@@ -19,19 +19,21 @@ PAGES = ["index.html", "S1.html", "S2.html", "S3.html", "documents/300274.html",
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The sample built into a temporary folder, then built again after an edit, so the
-    changes page has something to list."""
+def site(tmp_path_factory, sample_site):
+    """The sample as published once per run (conftest.sample_site), copied with its crop
+    cache, then built again after an edit, so the changes page has something to list."""
     from reportgen.site.build import build
 
     root = tmp_path_factory.mktemp("screens")
     shutil.copytree(REPO / "claims", root / "claims")
     shutil.copytree(REPO / "samples" / "pdfs", root / "samples" / "pdfs")
-    assert build([root / "claims"], root / "site").ok
+    shutil.copytree(sample_site, root / "site")
+    shutil.copytree(sample_site.parent / ".reportgen" / "cache", root / ".reportgen" / "cache")
     s1 = root / "claims" / "S1.yaml"
     s1.write_text(s1.read_text(encoding="utf-8").replace(
         "confidence: 0.5", "confidence: 0.55", 1), encoding="utf-8")
     assert build([root / "claims"], root / "site").ok
+    assert "s1-10" in (root / "site" / "changes" / "index.html").read_text(encoding="utf-8")
     return root / "site"
 
 

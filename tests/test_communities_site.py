@@ -4,7 +4,6 @@ summary whose every sentence has chips with their dialogs, linked from the graph
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    from reportgen.site.build import build
-
-    work = tmp_path_factory.mktemp("comm-site")
-    shutil.copytree(ROOT / "claims", work / "claims")
-    shutil.copytree(ROOT / "samples", work / "samples")
-    res = build([work / "claims"], work / "site")
-    assert res.ok
-    return work / "site"
+def site(sample_site):
+    """The sample as published once per run (conftest.sample_site): read only."""
+    return sample_site
 
 
 def _sections(html: str) -> list[str]:
@@ -77,7 +70,7 @@ def test_the_site_reads_the_same_communities_as_the_command(site):
     from reportgen.communities.run import communities_of
     from reportgen.verify.run import verify
 
-    v = verify([site.parent / "claims"])
+    v = verify([ROOT / "claims"])
     want = [(c.id, c.fingerprint, c.leaf) for lv in communities_of(v).levels for c in lv]
     html = (site / "graph" / "communities-0.html").read_text(encoding="utf-8")
     got = re.findall(r'<section class="community" id="([^"]+)"', html)

@@ -24,15 +24,18 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    from reportgen.site.build import build
+def sample(tmp_path_factory, sample_site):
+    """A copy of the sample ledger, with the site published from it once per run
+    (conftest.sample_site), and its verification."""
+    from reportgen.verify.run import verify
 
     root = tmp_path_factory.mktemp("extras")
     shutil.copytree(REPO / "claims", root / "claims")
     shutil.copytree(REPO / "samples" / "pdfs", root / "samples" / "pdfs")
-    r = build([root / "claims"], root / "site")
-    assert r.ok
-    return root, r.verification
+    shutil.copytree(sample_site, root / "site")
+    v = verify([root / "claims"])
+    assert v.ok
+    return root, v
 
 
 def test_formula_with_its_numbers(sample):

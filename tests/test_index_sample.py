@@ -2,35 +2,22 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from mcpkit import sample_index_workspace
+
 from reportgen.index import build, finder
 
 ROOT = Path(__file__).resolve().parent.parent
-PDFS = ROOT / "samples" / "pdfs"
 CORPUS = ROOT.parent / "shared" / "corpus"
-DOCS = ("300750", "300014", "300274")
-
-
-def _fill_sample_ws(ws: Path) -> None:
-    (ws / "docs").mkdir()
-    lines = ["report:", "  id: T", "  title: Stub round trip", "documents:"]
-    for d in DOCS:
-        shutil.copy(PDFS / f"{d}.pdf", ws / "docs" / f"{d}.pdf")
-        lines += [f'  "{d}":', f"    file: ../docs/{d}.pdf"]
-    (ws / "claims").mkdir()
-    (ws / "claims" / "report.yaml").write_text("\n".join(lines) + "\nclaims: []\n",
-                                               encoding="utf-8")
-    build.index_paths([ws / "claims"])
 
 
 @pytest.fixture(scope="session")
 def sample_ws(run_once) -> Path:
-    """A workspace with copies of the sample PDFs, a ledger naming them, and its index: made
-    once per test run (conftest.run_once) and only read."""
-    return run_once("sample-index", _fill_sample_ws)
+    """The sample ledger, copies of its PDFs and their index (`reportgen index claims`):
+    made once per test run (mcpkit.sample_index_workspace) and only read."""
+    return sample_index_workspace(run_once)
 
 
 ACCEPTANCE = [

@@ -62,13 +62,14 @@ def _ledger(ws: Path, docs: dict[str, Path]) -> Path:
 @pytest.fixture
 def sample_index(run_once, tmp_path) -> Path:
     """A copy of the sample workspace and its index, which are made once per test run
-    (test_index_sample's, through conftest.run_once), with the report RT as its ledger."""
-    from test_index_sample import _fill_sample_ws
+    (mcpkit.sample_index_workspace), with the report RT over the sample PDFs as its ledger."""
+    from mcpkit import sample_index_workspace
 
     ws = tmp_path / "rt-sample"
-    shutil.copytree(run_once("sample-index", _fill_sample_ws), ws)
+    shutil.copytree(sample_index_workspace(run_once), ws)
     shutil.rmtree(ws / "claims")
-    _ledger(ws, {d.stem: Path("..") / "docs" / d.name for d in sorted((ws / "docs").glob("*.pdf"))})
+    pdfs = sorted((ws / "samples" / "pdfs").glob("*.pdf"))
+    _ledger(ws, {d.stem: Path("..") / "samples" / "pdfs" / d.name for d in pdfs})
     return ws
 
 
