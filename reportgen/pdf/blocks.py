@@ -17,9 +17,11 @@ bands, page numbers and running heads are the verifier's own (`reportgen.pdf.tex
 
 from __future__ import annotations
 
+from itertools import chain, groupby
+from operator import itemgetter
 from typing import NamedTuple
 
-from reportgen.model import BBox
+from reportgen.model import BBox, union
 from reportgen.pdf.text import Band, edge_bands, is_folio, margin_bands
 
 
@@ -75,28 +77,13 @@ def page_lines(page) -> list[tuple[int, BBox, str]]:
     words = page.get_text("words", flags=FLAGS, sort=False)
     m = tuple(page.rotation_matrix) if page.rotation % 360 else None
     out: list[tuple[int, BBox, str]] = []
-    key = None
-    x0 = y0 = x1 = y1 = 0.0
-    texts: list[str] = []
-    for w in words:
-        k = (w[5], w[6])
-        if k != key:
-            if texts:
-                out.append((key[0], (x0, y0, x1, y1), " ".join(texts)))
-            key, texts = k, [w[4]]
-            x0, y0, x1, y1 = w[0], w[1], w[2], w[3]
-            continue
-        texts.append(w[4])
-        if w[0] < x0:
-            x0 = w[0]
-        if w[1] < y0:
-            y0 = w[1]
-        if w[2] > x1:
-            x1 = w[2]
-        if w[3] > y1:
-            y1 = w[3]
-    if texts:
-        out.append((key[0], (x0, y0, x1, y1), " ".join(texts)))
+    for (bno, _), line in groupby(words, key=itemgetter(5, 6)):  # (block, line) numbers
+        ws = list(line)
+        if len(ws) == 1:  # most lines of Chinese text are one "word"
+            w = ws[0]
+            out.append((bno, (w[0], w[1], w[2], w[3]), w[4]))
+        else:
+            out.append((bno, union([w[:4] for w in ws]), " ".join([w[4] for w in ws])))
     if m:
         return [(bno, _rotate(m, bb), t) for bno, bb, t in out]
     return out
@@ -128,13 +115,16 @@ def page_blocks(page, doc_id: str, pno: int, start_seq: int = 0) -> list[Block]:
     band0: Band = ""
     same = True
     x0 = y0 = x1 = y1 = 0.0
-    for (bno, bb, t), band in zip(raw, bands):
+    # a last row with no block closes the page's last block in the one place blocks close
+    for (bno, bb, t), band in chain(zip(raw, bands), [((None, None, None), None)]):
         if bno != cur:
             if lines:
                 out.append(new(Block, (doc_id, pno, seq, (round(x0, 2), round(y0, 2),
                                                           round(x1, 2), round(y1, 2)),
                                        tuple(lines), "\n".join(texts), band0 if same else "")))
                 seq += 1
+            if bno is None:
+                break
             lines, texts, cur, band0, same = [], [], bno, band, True
             x0, y0, x1, y1 = bb
         else:
@@ -150,7 +140,4 @@ def page_blocks(page, doc_id: str, pno: int, start_seq: int = 0) -> list[Block]:
                 y1 = bb[3]
         lines.append(new(Line, (bb, t, band, bool(band) and is_folio(t))))
         texts.append(t)
-    out.append(new(Block, (doc_id, pno, seq, (round(x0, 2), round(y0, 2), round(x1, 2),
-                                              round(y1, 2)),
-                           tuple(lines), "\n".join(texts), band0 if same else "")))
     return out
