@@ -80,6 +80,16 @@ def browser():
     return _CHROMIUM.get()
 
 
+@pytest.fixture(scope="module")
+def tabs(browser):
+    """Pages of this module's browser, re-navigated rather than opened anew."""
+    from browserkit import Tabs
+
+    t = Tabs(browser)
+    yield t
+    t.close()
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.path.name not in BROWSER_MODULES:
         _CHROMIUM.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from browserkit import BROWSER, Tabs
+from browserkit import BROWSER
 
 sys.path.insert(0, str(Path(__file__).parent))
 import sitekit  # noqa: E402
@@ -16,13 +16,6 @@ import sitekit  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = BROWSER
-
-
-@pytest.fixture(scope="module")
-def tabs(browser):
-    t = Tabs(browser)
-    yield t
-    t.close()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from browserkit import BROWSER, Tabs
+from browserkit import BROWSER
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -39,13 +39,6 @@ def site(tmp_path_factory, sample_site):
 
 def foreign(requests: list[str]) -> list[str]:
     return [u for u in requests if not u.startswith(("file://", "data:"))]
-
-
-@pytest.fixture(scope="module")
-def tabs(browser):
-    t = Tabs(browser)
-    yield t
-    t.close()
 
 
 def open_page(browser, url: str, **kw):

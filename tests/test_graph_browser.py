@@ -8,19 +8,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from browserkit import BROWSER, Tabs  # noqa: E402
+from browserkit import BROWSER  # noqa: E402
 from test_browser import Watch  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = BROWSER
-
-
-@pytest.fixture(scope="module")
-def tabs(browser):
-    t = Tabs(browser)
-    yield t
-    t.close()
 
 
 def test_entity_page_opens_a_hops_chip(tabs, sample_site) -> None:
