@@ -46,8 +46,15 @@ def _keys(claims: Path, doc: str | None = None) -> int:
                 if isinstance(c, Fact) and doc in (None, c.doc)})
 
 
-def _entries(claims: Path) -> list[Path]:
+def _packs(claims: Path) -> list[Path]:
+    """The cache's files: one pack per document's bytes."""
     return sorted((claims.parent / ".reportgen" / "cache" / "verdicts").rglob("*.json"))
+
+
+def _entries(claims: Path) -> int:
+    """How many verdicts the packs hold."""
+    return sum(len(json.loads(p.read_text(encoding="utf-8"))["entries"])
+               for p in _packs(claims))
 
 
 @pytest.fixture()
@@ -58,15 +65,15 @@ def sample(tmp_path, monkeypatch) -> Path:
 
 def test_cached_and_uncached_verdicts_are_identical(sample, monkeypatch):
     plain = _uncached(sample, monkeypatch)
-    assert not _entries(sample)  # `off` writes nothing
+    assert not _packs(sample)  # `off` writes nothing
     first = _json(sample)  # fills the cache
-    assert len(_entries(sample)) == _keys(sample) > 20
+    assert _entries(sample) == _keys(sample) > 20
     assert _json(sample) == first == plain
 
 
 def test_a_changed_quote_is_checked_again(sample, monkeypatch):
     _json(sample)
-    before = len(_entries(sample))
+    before = _entries(sample)
     s2 = sample / "S2.yaml"
     text = s2.read_text(encoding="utf-8")
     assert '"供应商一 6,928,853,013.03 14.59%"' in text
@@ -75,7 +82,7 @@ def test_a_changed_quote_is_checked_again(sample, monkeypatch):
     got = _json(sample)
     assert got == _uncached(sample, monkeypatch)
     assert '"id": "s2-4", "report": "S2", "kind": "fact", "status": "miss"' in got
-    assert len(_entries(sample)) == before + 1  # the new quote's verdict, the old kept
+    assert _entries(sample) == before + 1  # the new quote's verdict, the old kept
 
 
 def test_a_changed_pdf_is_checked_again(sample, monkeypatch):
@@ -94,32 +101,78 @@ def test_a_changed_pdf_is_checked_again(sample, monkeypatch):
     # unpinned, the new bytes are checked (no entry of the old bytes is used)
     docs.write_text("\n".join(line for line in docs.read_text(encoding="utf-8").splitlines()
                               if "5b2325c2" not in line) + "\n", encoding="utf-8")
-    before = len(_entries(sample))
+    before = _entries(sample)
     assert _json(sample) == _uncached(sample, monkeypatch)
-    assert len(_entries(sample)) == before + _keys(sample, "300274")
+    assert _entries(sample) == before + _keys(sample, "300274")
+    assert len(_packs(sample)) == 4  # the new bytes have a pack of their own
+
+
+def _rewrite(pack: Path, change) -> None:
+    """Edit a pack's entries in place (packs are written read-only)."""
+    os.chmod(pack, 0o644)
+    data = json.loads(pack.read_text(encoding="utf-8"))
+    change(data["entries"])
+    pack.write_text(json.dumps(data), encoding="utf-8")
 
 
 def test_corrupted_and_foreign_entries_are_ignored(sample, monkeypatch):
     plain = _uncached(sample, monkeypatch)
     _json(sample)
-    entries = _entries(sample)
-    # a verdict edited without its checksum, truncated files, another key's entry, a FIFO
-    rec = json.loads(entries[0].read_text(encoding="utf-8"))
-    if rec["verdict"]["anchor"]:
-        rec["verdict"]["anchor"]["bbox"][0] += 10
-    rec["verdict"]["message"] = "forged"
-    for p in entries:
-        os.chmod(p, 0o644)
-    entries[0].write_text(json.dumps(rec), encoding="utf-8")
-    entries[1].write_bytes(entries[1].read_bytes()[:40])
-    entries[2].write_bytes(b"\xff\xfe not json")
-    entries[3].write_bytes(entries[4].read_bytes())
-    entries[5].write_text(json.dumps({"key": 1, "verdict": {"status": "hit"}}))
-    entries[6].unlink()
-    os.mkfifo(entries[6])
-    entries[7].unlink()
-    entries[7].symlink_to(entries[8])
+    a, b, c = _packs(sample)
+
+    def forge(entries: dict) -> None:
+        # a verdict edited without its checksum, another key's entry under this key's
+        # name, an entry of the wrong shape
+        names = sorted(entries)
+        rec = entries[names[0]]
+        if rec["verdict"]["anchor"]:
+            rec["verdict"]["anchor"]["bbox"][0] += 10
+        rec["verdict"]["message"] = "forged"
+        entries[names[1]] = entries[names[2]]
+        entries[names[3]] = {"key": 1, "verdict": {"status": "hit"}}
+
+    _rewrite(a, forge)
+    os.chmod(b, 0o644)
+    b.write_bytes(b.read_bytes()[:40])  # truncated
+    c.unlink()
+    c.symlink_to(a)  # a symlink in a pack's place
     assert _json(sample) == plain
+    # the packs written again, then: not JSON, a FIFO, entries that are not a mapping
+    shutil.rmtree(sample.parent / ".reportgen")
+    _json(sample)
+    a, b, c = _packs(sample)
+    os.chmod(a, 0o644)
+    a.write_bytes(b"\xff\xfe not json")
+    b.unlink()
+    os.mkfifo(b)
+    os.chmod(c, 0o644)
+    c.write_text(json.dumps({"format": 2, "entries": [1, 2]}), encoding="utf-8")
+    assert _json(sample) == plain
+
+
+def test_a_cold_run_writes_one_cache_file_per_document_not_one_per_fact(sample, monkeypatch):
+    """Each fact's verdict was a file of its own: 26 new files for the sample, 1,000 for
+    the scale bench, each costing more than its bytes. Now one pack per document."""
+    plain = _uncached(sample, monkeypatch)
+    assert _json(sample) == plain
+    assert len(_packs(sample)) == 3 and _entries(sample) == _keys(sample)
+
+
+def test_a_full_pack_keeps_the_verdicts_the_run_used(sample, monkeypatch):
+    """A pack past MAX_KEPT entries drops the verdicts no fact of the run asked for."""
+    from reportgen.verify import cache
+
+    _json(sample)
+    monkeypatch.setattr(cache, "MAX_KEPT", _keys(sample, "300274"))
+    s2 = sample / "S2.yaml"
+    text = s2.read_text(encoding="utf-8")
+    s2.write_text(text.replace('"供应商一 6,928,853,013.03 14.59%"',
+                               '"供应商二 6,928,853,013.03 14.59%"'), encoding="utf-8")
+    got = _json(sample)
+    assert got == _uncached(sample, monkeypatch)
+    # the old quote's verdict went, the new one's came: as many entries as facts
+    assert _entries(sample) == _keys(sample)
+    assert _json(sample) == got
 
 
 def test_a_run_after_a_build_opens_no_pdf(sample):
@@ -196,7 +249,7 @@ def test_jobs_share_the_cache(sample, monkeypatch):
                        for r in verdict_records(verify([sample], jobs=jobs)))
 
     assert run(2) == plain  # fills the cache from two processes
-    assert len(_entries(sample)) == _keys(sample)
+    assert _entries(sample) == _keys(sample)
     assert run(2) == run(1) == plain
 
 

@@ -4,14 +4,19 @@ after a build opens no PDF at all.
 
 A verdict depends on nothing else: the bytes of the PDF (named by their hash, taken
 without parsing), the page, the quote, and the code that reads text and matches quotes
-(its source files and MuPDF's version make up `anchor_version()`). Entries live one per
-file under `.reportgen/cache/verdicts/` beside the ledger folder (where the evidence index
-lives too), written atomically and read-only, so processes of `--jobs N` and concurrent
-runs share them without a lock. An entry is used only when it is a small regular file
-whose recorded key equals the key asked for and whose checksum matches its payload;
-anything else (truncated, foreign, edited, a symlink or a FIFO in its place) is ignored
-and the fact is checked again. Writing is best effort: an unwritable cache only costs
-time. Stdlib only: a run served entirely from the cache never imports PyMuPDF.
+(its source files and MuPDF's version make up `anchor_version()`). The verdicts of one
+document's bytes under one code version live in one file (a pack) under
+`.reportgen/cache/verdicts/` beside the ledger folder (where the evidence index lives
+too): a cold build of 1,000 facts writes one file per document, not one per fact (a new
+file costs more than its bytes on many file systems), and a warm one reads one file per
+document. Packs are written atomically and read-only, so processes of `--jobs N` (which
+take whole documents) and concurrent runs share them without a lock; two runs that add to
+one pack at once keep the last writer's entries, which only costs time. An entry is used
+only when its pack is a small regular file, its recorded key equals the key asked for and
+its checksum matches its payload; anything else (truncated, foreign, edited, a symlink or
+a FIFO in its place) is ignored and the fact is checked again. Writing is best effort: an
+unwritable cache only costs time. Stdlib only: a run served entirely from the cache never
+imports PyMuPDF.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ from reportgen.model import Anchor, Document, Fact, FactResult, Ledger
 from reportgen.pdf.files import write_atomic
 from reportgen.pdf.source import IN_MEMORY_MAX, PdfBytes, read_pdf
 
-FORMAT = 1
+FORMAT = 2  # 1: one file per fact
 ENV = "REPORTGEN_VERDICT_CACHE"  # a folder to use instead, or "off"
-MAX_ENTRY = 1 << 20  # no verdict is larger; a bigger file is not ours
+MAX_PACK = 64 << 20  # no pack is larger; a bigger file is not ours
+MAX_KEPT = 20_000  # a pack past this many entries keeps only the run's own
 MAX_HASHED = 1 << 30  # a larger PDF is left to the reader (read once, there, not twice)
 # The modules whose code decides a fact's verdict and message (text layer, reading orders,
 # the anchor rule, miss hints, the document reader and the fact check itself).
@@ -178,56 +184,90 @@ def _listing(folder: Path) -> Iterator[str]:
         return
 
 
+def _read_pack(path: Path) -> dict[str, Any]:
+    """The entries of a pack by their key's digest; none for anything not a pack of ours."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return {}
+    try:
+        with open(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PACK:
+                return {}
+            pack = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    entries = pack.get("entries") if isinstance(pack, dict) else None
+    return entries if isinstance(entries, dict) else {}
+
+
 class VerdictCache:
-    """Fact verdicts on disk, one file per key; `folder=None` is a cache that holds nothing."""
+    """Fact verdicts on disk, one pack per document's bytes; `folder=None` holds nothing."""
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         # An empty cache (a first run) finds nothing: `split` then leaves each file to the
         # reader, which hashes it as it reads it, instead of reading it twice.
         self.empty = folder is None or not any(_listing(folder))
+        self._packs: dict[str, dict[str, Any]] = {}  # sha -> the entries read or written
+        self._used: dict[str, set[str]] = {}  # sha -> the entries this run found
 
     @classmethod
     def for_ledger(cls, ledger: Ledger) -> VerdictCache:
         return cls(default_folder(ledger))
 
-    def _path(self, key: dict[str, Any]) -> Path:
+    def _path(self, sha: str) -> Path:
         assert self.folder is not None
-        name = _digest(key)
+        name = _digest({"sha256": sha, "code": anchor_version()})
         return self.folder / name[:2] / f"{name}.json"
+
+    def _pack(self, sha: str) -> dict[str, Any]:
+        if sha not in self._packs:
+            self._packs[sha] = {} if self.empty else _read_pack(self._path(sha))
+        return self._packs[sha]
 
     def get(self, sha: str, fact: Fact) -> FactResult | None:
         """The stored verdict for this quote on these bytes, or None (absent or not trusted)."""
         if self.folder is None:
             return None
         key = _key(sha, fact)
+        name = _digest(key)
+        rec = self._pack(sha).get(name)
         try:
-            fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                         | getattr(os, "O_NONBLOCK", 0))
-        except OSError:
-            return None
-        try:
-            with open(fd, "rb") as f:
-                st = os.fstat(f.fileno())
-                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
-                    return None
-                rec = json.loads(f.read().decode("utf-8"))
             if not isinstance(rec, dict) or rec.get("key") != key \
                     or rec.get("check") != _digest([key, rec.get("verdict")]):
                 return None
-            return _decode(fact.id, rec["verdict"])
-        except (OSError, ValueError, UnicodeDecodeError, KeyError, TypeError):
+            found = _decode(fact.id, rec["verdict"])
+        except (ValueError, KeyError, TypeError):
             return None
+        self._used.setdefault(sha, set()).add(name)
+        return found
 
-    def put(self, sha: str, fact: Fact, result: FactResult) -> None:
-        """Keep a verdict (best effort: a cache that cannot be written is skipped)."""
-        if self.folder is None or result.sha256 != sha:
+    def put(self, sha: str, verdicts: Sequence[tuple[Fact, FactResult]]) -> None:
+        """Keep one document's new verdicts beside those its pack holds, in one write (best
+        effort: a cache that cannot be written is skipped)."""
+        if self.folder is None:
             return
-        key = _key(sha, fact)
-        verdict = _encode(result)
-        rec = {"key": key, "verdict": verdict, "check": _digest([key, verdict])}
-        data = json.dumps(rec, ensure_ascii=False, sort_keys=True).encode("utf-8")
-        path = self._path(key)
+        new: dict[str, Any] = {}
+        for fact, result in verdicts:
+            if result.sha256 != sha:
+                continue
+            key = _key(sha, fact)
+            verdict = _encode(result)
+            new[_digest(key)] = {"key": key, "verdict": verdict,
+                                 "check": _digest([key, verdict])}
+        if not new:
+            return
+        old = self._pack(sha)
+        if len(old) + len(new) > MAX_KEPT:  # keep what this run found, drop the rest
+            old = {k: old[k] for k in self._used.get(sha, ()) if k in old}
+        entries = {**old, **new}
+        self._packs[sha] = entries
+        data = json.dumps({"format": FORMAT, "entries": entries}, ensure_ascii=False,
+                          sort_keys=True).encode("utf-8")
+        path = self._path(sha)
         try:
             write_atomic(path.parent, [data], lambda: path, ".json")
         except OSError:

@@ -100,9 +100,8 @@ def check_docs(ledger: Ledger, doc_ids: Sequence[str],
                     if sha is not None and not given and not _same_bytes(docs, doc_id, sha):
                         got, todo = {}, list(facts)  # the file changed since it was hashed
                     new = _check_doc(ledger, doc_id, todo, docs, out)
-                    for f in todo:
-                        if f.id in new:
-                            cache.put(out.sha256.get(doc_id, ""), f, new[f.id])
+                    cache.put(out.sha256.get(doc_id, ""),
+                              [(f, new[f.id]) for f in todo if f.id in new])
                     got = {f.id: got.get(f.id) or new[f.id] for f in facts
                            if f.id in got or f.id in new}
                 else:
