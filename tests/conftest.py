@@ -3,22 +3,54 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 
+def folder_state(folder: Path) -> dict[str, list[int]]:
+    """[size, mtime_ns] of `folder` and of everything under it: what a test changes when it
+    writes there, and also when it only opens an SQLite database there in WAL mode (the
+    reader's -wal and -shm files come and go, and the folder's mtime with them)."""
+    out = {}
+    for p in [folder, *sorted(folder.rglob("*"))]:
+        st = p.lstat()
+        out[str(p.relative_to(folder))] = [0 if p.is_dir() else st.st_size, st.st_mtime_ns]
+    return out
+
+
+class SharedFolderWritten(AssertionError):
+    """A run-once folder changed after it was filled."""
+
+
+def check_unchanged(folder: Path, state_file: Path) -> None:
+    """Fail when `folder` is not as it was filled: another worker may be copying it (a file
+    that vanishes under a copy fails that worker's test, one run in several)."""
+    was = json.loads(state_file.read_text(encoding="utf-8"))
+    now = folder_state(folder)
+    changed = sorted(k for k in was.keys() | now.keys() if was.get(k) != now.get(k))
+    if changed:
+        raise SharedFolderWritten(
+            f"a test changed the shared run-once folder {folder} ({', '.join(changed[:5])}); "
+            "read it through a copy (even an SQLite read writes beside the database)")
+
+
 @pytest.fixture(scope="session")
-def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Path], None]], Path]:
+def run_once(tmp_path_factory: pytest.TempPathFactory
+             ) -> Iterator[Callable[[str, Callable[[Path], None]], Path]]:
     """`run_once(name, fill)`: a folder that `fill(folder)` fills once per test run, shared by
     every pytest-xdist worker (they wait on a lock while the first one fills it). Tests only
-    read it; a test that writes works on a copy."""
+    read it, and only through a copy when they open a database in it; a test that writes
+    works on a copy. Each use, and the end of each worker's session, checks that nothing
+    changed it since it was filled."""
     base = tmp_path_factory.getbasetemp()
     # under xdist each worker's base is <the run's base>/popen-gwN: share the run's
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    used: set[str] = set()
 
     def get(name: str, fill: Callable[[Path], None]) -> Path:
         folder = shared / name
@@ -30,10 +62,16 @@ def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callabl
                     shutil.rmtree(folder)
                 folder.mkdir()
                 fill(folder)
-                done.touch()
+                done.write_text(json.dumps(folder_state(folder)), encoding="utf-8")
+            check_unchanged(folder, done)
+        used.add(name)
         return folder
 
-    return get
+    yield get
+    for name in sorted(used):
+        with open(shared / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            check_unchanged(shared / name, shared / f"{name}.done")
 
 
 # The browser test modules. `make test` runs them one after the other in one worker (see

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mcpkit import sample_index_workspace
+from mcpkit import indexed_sample_workspace
 
 from reportgen.index import build, finder
 
@@ -13,11 +13,12 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
-@pytest.fixture(scope="session")
-def sample_ws(run_once) -> Path:
+@pytest.fixture(scope="module")
+def sample_ws(run_once, tmp_path_factory) -> Path:
     """The sample ledger, copies of its PDFs and their index (`reportgen index claims`):
-    made once per test run (mcpkit.sample_index_workspace) and only read."""
-    return sample_index_workspace(run_once)
+    made once per test run (mcpkit.indexed_sample_workspace) and searched here in a copy,
+    since a search writes SQLite's WAL files beside the index."""
+    return indexed_sample_workspace(tmp_path_factory.mktemp("index-sample"), run_once)
 
 
 ACCEPTANCE = [
