@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SharedFolderWritten, check_unchanged, folder_state
 from pdf_fixtures import text_pdf
+from runkit import SharedFolderWritten, check_unchanged, folder_state
 
 from reportgen.index import build, finder
 
