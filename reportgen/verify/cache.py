@@ -228,6 +228,10 @@ class VerdictCache:
             self._packs[sha] = {} if self.empty else _read_pack(self._path(sha))
         return self._packs[sha]
 
+    def _forget(self, sha: str) -> None:
+        self._packs.pop(sha, None)
+        self._used.pop(sha, None)
+
     def get(self, sha: str, fact: Fact) -> FactResult | None:
         """The stored verdict for this quote on these bytes, or None (absent or not trusted)."""
         if self.folder is None:
@@ -258,13 +262,13 @@ class VerdictCache:
             verdict = _encode(result)
             new[_digest(key)] = {"key": key, "verdict": verdict,
                                  "check": _digest([key, verdict])}
-        if not new:
-            return
-        old = self._pack(sha)
+        old = self._pack(sha) if new else {}
         if len(old) + len(new) > MAX_KEPT:  # keep what this run found, drop the rest
             old = {k: old[k] for k in self._used.get(sha, ()) if k in old}
         entries = {**old, **new}
-        self._packs[sha] = entries
+        self._forget(sha)  # one document's pack in memory at a time
+        if not new:
+            return
         data = json.dumps({"format": FORMAT, "entries": entries}, ensure_ascii=False,
                           sort_keys=True).encode("utf-8")
         path = self._path(sha)
@@ -295,4 +299,6 @@ class VerdictCache:
                 todo.append(f)
             else:
                 found[f.id] = r
+        if not todo:  # nothing to add: `put` will not need the pack
+            self._forget(sha)
         return sha, found, todo, source
