@@ -41,6 +41,7 @@ def indexed_sample_workspace(tmp: Path, run_once) -> Path:
 
 
 def sample_index_workspace(run_once) -> Path:
-    """sample_workspace(), made once per test run (conftest.run_once) and only read: the MCP,
-    draft, index and stub round-trip tests all search this one index."""
+    """sample_workspace(), made once per test run (conftest.run_once) and only copied: the
+    MCP, draft, index and stub round-trip tests each search a copy of this one index (a
+    search in place writes SQLite's WAL files beside it, under another worker's copy)."""
     return run_once("sample-index", sample_workspace)
