@@ -154,12 +154,14 @@ def test_page_cache_is_bounded_lru(tmp_path):
 def test_checked_bytes_kept_in_every_worker(tmp_path, jobs):
     import hashlib
 
+    from reportgen.pdf.documents import kept_name
     from reportgen.site.write import KeepChecked, pdf_store
 
     claims = make_ledger(tmp_path)
     keep = KeepChecked(tmp_path / "cache")
     v = verify_ledger(load_ledger([claims]), jobs=jobs, after_doc=keep)
     kept = {p.name: p.read_bytes() for p in pdf_store(tmp_path / "cache").glob("*.pdf")}
-    files = {f"{hashlib.sha256(b).hexdigest()}.pdf": b
-             for b in (tmp_path.joinpath(f"d{i}.pdf").read_bytes() for i in range(4))}
-    assert kept == files and set(v.sha256.values()) == {n[:-4] for n in files}
+    shas = {hashlib.sha256(b).hexdigest(): b
+            for b in (tmp_path.joinpath(f"d{i}.pdf").read_bytes() for i in range(4))}
+    assert kept == {kept_name(sha): b for sha, b in shas.items()}
+    assert set(v.sha256.values()) == set(shas)

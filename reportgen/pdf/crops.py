@@ -17,7 +17,8 @@ drawn) nor wider or taller than MAX_CROP_SIDE: a larger region (a quote spread o
 `crop_scale(box)` gives, which the evidence record states as `cropScale`.
 
 Crops are cached under a key of (PDF SHA-256, page, box, rects, renderer version), so a
-rebuild with nothing changed renders nothing. The SHA-256 is the one of the bytes the facts
+rebuild with nothing changed renders nothing. The key is an HMAC under the user's key
+(`reportgen.cachekey`): a crop a workspace brings in its `.reportgen/` is never found. The SHA-256 is the one of the bytes the facts
 were checked against: crops are drawn from a file whose bytes hash to it
 (`documents.open_verified`: the copy kept while checking, see site/write.py's KeepChecked),
 never from whatever the path holds by then.
@@ -25,7 +26,6 @@ never from whatever the path holds by then.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import struct
@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from reportgen.cachekey import keyed
 from reportgen.errors import DocumentError
 from reportgen.model import Anchor, BBox, union
 from reportgen.pdf.files import write_atomic
@@ -68,7 +69,7 @@ class CropJob:
         raw = "|".join((RENDERER_VERSION, pymupdf.VersionBind, self.sha256, str(self.page),
                         _fmt_box(self.box), r, f"{SCALE}:{PAD_X}:{PAD_Y}:{HIGHLIGHT:06x}",
                         f"{MAX_CROP_PIXELS}:{MAX_CROP_SIDE}"))
-        return hashlib.sha256(raw.encode()).hexdigest()
+        return keyed("crop", raw)  # a crop a workspace brings is never found
 
 
 def _fmt_box(b: Sequence[float]) -> str:

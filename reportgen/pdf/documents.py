@@ -26,6 +26,7 @@ from types import TracebackType
 
 import pymupdf
 
+from reportgen.cachekey import keyed
 from reportgen.errors import DocumentError
 from reportgen.model import Document
 from reportgen.pdf.files import write_atomic
@@ -168,7 +169,7 @@ class DocumentSet:
         return self._get(doc_id).sha256
 
     def save_copy(self, doc_id: str, folder: Path) -> Path:
-        """folder/<sha256>.pdf holding the very bytes the document was checked against
+        """folder/kept_name(sha256) holding the very bytes the document was checked against
         (written once, read-only, replaced atomically), for the site to publish. Bytes
         given to `adopt` and not opened yet (every verdict came from the cache) are
         written as they are, without opening them."""
@@ -176,7 +177,7 @@ class DocumentSet:
         source = o.source if o is not None else self._given.get(doc_id)
         if source is None:
             source = self._get(doc_id).source
-        dest = folder / f"{source.sha256}.pdf"
+        dest = folder / kept_name(source.sha256)
         if not dest.exists():
             write_atomic(folder, source.chunks(), lambda: dest, ".pdf")
         return dest
@@ -286,12 +287,19 @@ def open_verified(path: Path, sha256: str) -> pymupdf.Document:
         source.close()
 
 
+def kept_name(sha256: str) -> str:
+    """The file name of a kept copy of the bytes with this SHA-256: an HMAC under the
+    user's key, so a copy a workspace brings in its `.reportgen/` is never taken for one
+    this user checked (`reportgen.cachekey`)."""
+    return f"{keyed('kept-pdf', sha256)}.pdf"
+
+
 def copy_verified(path: Path, sha256: str | None, folder: Path, pin: str | None = None) -> Path:
-    """folder/<sha256>.pdf: the copy saved while checking when there is one, else the file
+    """folder/kept_name(sha256): the copy saved while checking when there is one, else the file
     copied while hashed and refused (DocumentError) unless its bytes are the ones checked
     (or, for a document no fact cites, so no `sha256`, the pinned ones if pinned)."""
     if sha256:
-        dest = folder / f"{sha256}.pdf"
+        dest = folder / kept_name(sha256)
         if dest.exists():
             return dest
     f, _ = open_regular(path)
@@ -312,7 +320,7 @@ def copy_verified(path: Path, sha256: str | None, folder: Path, pin: str | None 
             raise _changed(path, sha256, got)
         if not sha256 and pin and got != pin.lower():
             raise pin_mismatch(path, pin, got)
-        return folder / f"{got}.pdf"
+        return folder / kept_name(got)
 
     with f:
         return write_atomic(folder, read(), name, ".pdf")

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote as urlquote
 
-from jinja2 import (ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateError,
-                    TemplateSyntaxError)
+from jinja2 import (ChoiceLoader, Environment, FileSystemBytecodeCache, FileSystemLoader,
+                    StrictUndefined, TemplateError, TemplateSyntaxError)
 from markupsafe import Markup
 
+from reportgen.cachekey import keyed
 from reportgen.errors import BuildError
 from reportgen.model import Report, Verification
 from reportgen.verify.records import claim_record
@@ -105,6 +106,15 @@ class _Utf8Loader(FileSystemLoader):
                                       "the template as UTF-8", 1, template, path) from None
 
 
+class _KeyedBytecodeCache(FileSystemBytecodeCache):
+    """Jinja's file cache of compiled templates, under names only this user can compute
+    (`reportgen.cachekey`): the cache lives beside the output, in the workspace, and a
+    file a workspace brings there would be run as template code."""
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        return keyed("jinja", name, filename or "")
+
+
 def make_env(templates: Path | None = None, bytecode_cache: Path | None = None) -> Environment:
     """User templates (if any) override the defaults one file at a time. Compiled templates
     are cached (keyed by Jinja on the source's checksum) when `bytecode_cache` is given."""
@@ -114,10 +124,8 @@ def make_env(templates: Path | None = None, bytecode_cache: Path | None = None) 
     loaders.append(_Utf8Loader(str(default_templates())))
     bcc = None
     if bytecode_cache is not None:
-        from jinja2 import FileSystemBytecodeCache
-
         bytecode_cache.mkdir(parents=True, exist_ok=True)
-        bcc = FileSystemBytecodeCache(str(bytecode_cache))
+        bcc = _KeyedBytecodeCache(str(bytecode_cache))
     env = Environment(loader=ChoiceLoader(loaders), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                       bytecode_cache=bcc)

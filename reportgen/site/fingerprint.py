@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from reportgen import __version__
+from reportgen.cachekey import keyed
 from reportgen.pdf.files import sha256_file
 
-FORMAT = 1
+FORMAT = 2  # 1: no mac
 CLAIM_SUFFIXES = (".yaml", ".yml", ".jsonl")
 # Libraries whose version can change the site's bytes (pages, crops, YAML reading).
 LIBRARIES = ("pymupdf", "jinja2", "markupsafe", "markdown_it", "yaml", "click")
@@ -148,7 +149,16 @@ def read(out: Path) -> dict[str, Any] | None:
             rec = json.load(f)
     except (OSError, ValueError):
         return None
-    return rec if isinstance(rec, dict) and rec.get("format") == FORMAT else None
+    if not isinstance(rec, dict) or rec.get("format") != FORMAT:
+        return None
+    mac = rec.pop("mac", None)
+    # only a record this user's build wrote: a workspace may carry a record and a site of
+    # its own, which would otherwise be passed as verified without a single check
+    return rec if mac == _mac(rec) else None
+
+
+def _mac(rec: dict[str, Any]) -> str:
+    return keyed("fingerprint", json.dumps(rec, ensure_ascii=False, sort_keys=True))
 
 
 def unchanged(out: Path, paths: Sequence[Path], templates: Path | None,
@@ -185,6 +195,7 @@ def write(out: Path, before: dict[str, Any], docs: dict[str, tuple[str, str | No
     """Record a successful build: inputs as read before it started, the documents' hashes
     as verified, and the output folder as it now stands. Written atomically."""
     rec = dict(before, documents=documents(docs), manifest=manifest(out), stdout=stdout)
+    rec["mac"] = _mac(rec)
     path = record_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".{os.getpid()}.part")

@@ -14,7 +14,9 @@ take whole documents) and concurrent runs share them without a lock; two runs th
 one pack at once keep the last writer's entries, which only costs time. An entry is used
 only when its pack is a small regular file, its recorded key equals the key asked for and
 its checksum matches its payload; anything else (truncated, foreign, edited, a symlink or
-a FIFO in its place) is ignored and the fact is checked again. Writing is best effort: an
+a FIFO in its place) is ignored and the fact is checked again. Names and checksums are
+HMACs under the user's key (`reportgen.cachekey`), so a workspace handed over with a cache
+of its own cannot turn a miss into a hit. Writing is best effort: an
 unwritable cache only costs time. Stdlib only: a run served entirely from the cache never
 imports PyMuPDF.
 """
@@ -30,12 +32,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from reportgen.cachekey import keyed
 from reportgen.errors import DocumentError
 from reportgen.model import Anchor, Document, Fact, FactResult, Ledger
 from reportgen.pdf.files import write_atomic
 from reportgen.pdf.source import IN_MEMORY_MAX, PdfBytes, read_pdf
 
-FORMAT = 2  # 1: one file per fact
+FORMAT = 3  # 1: one file per fact; 2: unkeyed names and checksums
 ENV = "REPORTGEN_VERDICT_CACHE"  # a folder to use instead, or "off"
 MAX_PACK = 64 << 20  # no pack is larger; a bigger file is not ours
 MAX_KEPT = 20_000  # a pack past this many entries keeps only the run's own
@@ -121,8 +124,9 @@ def _key(sha: str, fact: Fact) -> dict[str, Any]:
 
 
 def _digest(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, ensure_ascii=False, sort_keys=True)
-                          .encode("utf-8")).hexdigest()
+    """A name or checksum of a JSON value that only this user can compute
+    (`reportgen.cachekey`): a workspace cannot bring packs or entries of its own."""
+    return keyed("verdicts", json.dumps(obj, ensure_ascii=False, sort_keys=True))
 
 
 def _encode(r: FactResult) -> dict[str, Any]:

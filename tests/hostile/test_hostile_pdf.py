@@ -23,7 +23,7 @@ from reportgen.cli import main
 from reportgen.errors import DocumentError, ReportgenError
 from reportgen.model import Document, FactResult, Loc
 from reportgen.pdf.crops import crop_jobs
-from reportgen.pdf.documents import DocumentSet, open_pdf
+from reportgen.pdf.documents import DocumentSet, kept_name, open_pdf
 from reportgen.verify.run import verify
 
 QUOTE = "The evidence sentence is here."
@@ -257,7 +257,7 @@ def test_hardening_09_a_file_above_the_memory_limit_is_read_from_a_private_copy(
     assert ds.sha256("a") == hashlib.sha256(checked).hexdigest()
     _swap(pdf)
     kept = ds.save_copy("a", tmp_path / "store")
-    assert kept == tmp_path / "store" / f"{ds.sha256('a')}.pdf"
+    assert kept == tmp_path / "store" / kept_name(ds.sha256('a'))
     assert kept.read_bytes() == checked
     ds.close()
     bad = tmp_path / "bad.pdf"

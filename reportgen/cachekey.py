@@ -1,0 +1,90 @@
+"""A key only this user knows, for the caches and records kept in a workspace.
+
+A workspace handed to you (a repository, a colleague's zip) may carry its own `.reportgen/`
+folder. Whatever its author could name or compute there would be trusted: a verdict pack
+that says `hit` for a quote the PDF lacks, a crop of another image, a kept copy of another
+PDF, template bytecode, a no-op record that skips the checks. So every such entry is named
+and checked with an HMAC under a random key kept in the user's cache folder, readable by
+the user only: an entry a workspace brings is never found, and one it edits no longer
+checks. Stdlib only.
+
+Where no key can be kept (no writable home), a key for this process (and the workers it
+forks) is used: nothing cached then outlives the run, which only costs time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import stat
+from functools import lru_cache
+from pathlib import Path
+
+ENV = "REPORTGEN_KEY_FILE"  # where the key is kept, instead of the user's cache folder
+SIZE = 32
+
+
+def key_file() -> Path:
+    """$REPORTGEN_KEY_FILE, else `reportgen/cache-key` in $XDG_CACHE_HOME or ~/.cache."""
+    env = os.environ.get(ENV)
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "reportgen" / "cache-key"
+
+
+def _read(path: Path) -> bytes | None:
+    """The key at `path` when it is a regular file of SIZE bytes, ours, that no one else
+    may read or write; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with open(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_size != SIZE or st.st_mode & 0o077 \
+                or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            return None
+        data = f.read(SIZE + 1)
+    return data if len(data) == SIZE else None
+
+
+def _create(path: Path) -> bytes | None:
+    """A new key at `path`, written whole before it gets its name (a link, which fails
+    when another process named its own first: that one is read instead)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    key = os.urandom(SIZE)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with open(fd, "wb") as f:
+            f.write(key)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return _read(path)
+    finally:
+        os.unlink(tmp)
+    return key
+
+
+@lru_cache(maxsize=1)
+def machine_key() -> bytes:
+    """The user's key, made on first use; a key for this process where none can be kept."""
+    path = key_file()
+    try:
+        key = _read(path) or (None if path.exists() else _create(path))
+    except OSError:
+        key = None
+    return key or os.urandom(SIZE)
+
+
+def keyed(*parts: str) -> str:
+    """HMAC-SHA-256 (hex) of the parts under the user's key: a name or checksum that no
+    workspace can compute."""
+    mac = hmac.new(machine_key(), digestmod=hashlib.sha256)
+    for part in parts:  # each part with its length: no two lists of parts read the same
+        data = part.encode("utf-8", "surrogatepass")
+        mac.update(len(data).to_bytes(8, "big") + data)
+    return mac.hexdigest()

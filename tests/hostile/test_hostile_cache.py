@@ -1,0 +1,115 @@
+"""Hardening 13: a workspace handed over with a `.reportgen/` folder of its own (verdicts,
+crops, kept PDFs, template bytecode, the no-op record) cannot make a build trust it.
+
+Its author has the same reportgen and may compute every name and checksum the code
+computes, except under the user's key (`reportgen.cachekey`): each step runs in its own
+process with its own REPORTGEN_KEY_FILE, as it would on two machines."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+QUOTE = '"供应商一 6,928,853,013.03 14.59%"'
+ABSENT = '"独家供应商一 6,928,853,013.03 14.59%"'  # not on p.36: a miss
+
+FORGE = """
+import sys
+from pathlib import Path
+from reportgen.ledger import load_ledger
+from reportgen.model import Anchor, FactResult
+from reportgen.pdf.files import sha256_file
+from reportgen.verify.cache import VerdictCache
+ledger = load_ledger([Path("claims")])
+fact = ledger.claims["s2-4"]
+sha = sha256_file(ledger.documents[fact.doc].path)
+box = (100.0, 200.0, 300.0, 210.0)
+hit = FactResult(fact.id, "hit", Anchor(36, 36, box, "exact", ((36, box),)), sha, "")
+VerdictCache.for_ledger(ledger).put(sha, [(fact, hit)])
+"""
+
+
+def _workspace(tmp: Path, quote: str = QUOTE) -> Path:
+    ws = tmp / "ws"
+    shutil.copytree(ROOT / "claims", ws / "claims")
+    shutil.copytree(ROOT / "samples" / "pdfs", ws / "samples" / "pdfs")
+    s2 = ws / "claims" / "S2.yaml"
+    s2.write_text(s2.read_text(encoding="utf-8").replace(QUOTE, quote), encoding="utf-8")
+    return ws
+
+
+def _run(ws: Path, key: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), REPORTGEN_KEY_FILE=str(key),
+               SOURCE_DATE_EPOCH="0")
+    env.pop("REPORTGEN_VERDICT_CACHE", None)
+    return subprocess.run([sys.executable, *args], cwd=ws, env=env, capture_output=True,
+                          text=True)
+
+
+def test_hardening_13_a_workspace_cannot_bring_a_verdict_that_turns_a_miss_into_a_hit(tmp_path):
+    ws = _workspace(tmp_path, ABSENT)
+    author, user = tmp_path / "author.key", tmp_path / "user.key"
+    assert _run(ws, author, "-c", FORGE).returncode == 0
+    # the author's own key would take it: the key is all that stands in the way
+    assert "TOTAL: facts=29 hits=29 misses=0" in _run(ws, author, "-m", "reportgen",
+                                                      "verify", "claims").stdout
+    got = _run(ws, user, "-m", "reportgen", "verify", "claims")
+    assert got.returncode == 1
+    assert "MISS s2-4 300274 p.36" in got.stdout
+    assert "TOTAL: facts=29 hits=28 misses=1" in got.stdout
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_hardening_13_a_workspace_cannot_bring_crops_pdfs_or_a_no_op_record(tmp_path):
+    clean = _workspace(tmp_path / "clean")
+    assert _run(clean, tmp_path / "clean.key", "-m", "reportgen", "build", "claims",
+                "--out", "site").returncode == 0
+    ws = _workspace(tmp_path / "handed")
+    author, user = tmp_path / "author.key", tmp_path / "user.key"
+    assert _run(ws, author, "-m", "reportgen", "build", "claims", "--out", "site").returncode == 0
+    # the author swaps every cached crop and kept PDF for other bytes under the same
+    # names, and forges the site's evidence with its size and mtime kept, so the no-op
+    # record still describes the site
+    cache = ws / ".reportgen" / "cache"
+    forged_png = (ROOT / "samples" / "screenshot-s2.png").read_bytes()
+    forged_pdf = (ROOT / "samples" / "pdfs" / "300014.pdf").read_bytes()
+    for folder, data in ((cache / "crops", forged_png), (cache / "pdfs", forged_pdf)):
+        for p in folder.iterdir():
+            p.unlink()  # a new file: the site's hard links keep the old bytes
+            p.write_bytes(data)
+    evidence = ws / "site" / "evidence.jsonl"
+    st = evidence.stat()
+    evidence.write_bytes(b"x" * st.st_size)
+    os.utime(evidence, ns=(st.st_atime_ns, st.st_mtime_ns))
+    # under the author's key the record is taken: nothing checked, the forgery stays
+    assert _run(ws, author, "-m", "reportgen", "build", "claims", "--out", "site").returncode == 0
+    assert evidence.read_bytes() == b"x" * st.st_size
+    # the user's build checks every fact and draws every crop again
+    got = _run(ws, user, "-m", "reportgen", "build", "claims", "--out", "site")
+    assert got.returncode == 0 and "TOTAL: facts=29 hits=29 misses=0" in got.stdout
+    site, want = _files(ws / "site"), _files(clean / "site")
+    assert site["evidence.jsonl"] == want["evidence.jsonl"]
+    crops = [n for n in want if n.startswith("anchors/")]
+    pdfs = [n for n in want if n.startswith("pdfs/")]
+    assert crops and pdfs
+    assert all(site[n] == want[n] for n in crops + pdfs)
+
+
+def test_hardening_13_template_bytecode_a_workspace_brings_is_never_loaded(tmp_path):
+    ws = _workspace(tmp_path)
+    author, user = tmp_path / "author.key", tmp_path / "user.key"
+    assert _run(ws, author, "-m", "reportgen", "build", "claims", "--out", "site").returncode == 0
+    jinja = ws / ".reportgen" / "cache" / "jinja"
+    brought = set(os.listdir(jinja))
+    assert brought
+    assert _run(ws, user, "-m", "reportgen", "build", "claims", "--out", "other").returncode == 0
+    # the user's build compiled the templates under names of its own
+    assert len(set(os.listdir(jinja)) - brought) == len(brought)
