@@ -51,8 +51,10 @@ def _read(path: Path) -> bytes | None:
 
 
 def _create(path: Path) -> bytes | None:
-    """A new key at `path`, written whole before it gets its name (a link, which fails
-    when another process named its own first: that one is read instead)."""
+    """A new key at `path`, written whole before it gets its name: a hard link, which fails
+    when another process named its own first (that one is read instead), or a rename where
+    the file system has no hard links (the last of two such runs wins, which only costs
+    the first one's cache entries)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
     key = os.urandom(SIZE)
@@ -64,8 +66,11 @@ def _create(path: Path) -> bytes | None:
             os.link(tmp, path)
         except FileExistsError:
             return _read(path)
+        except OSError:
+            os.replace(tmp, path)
     finally:
-        os.unlink(tmp)
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
     return key
 
 

@@ -18,10 +18,10 @@ drawn) nor wider or taller than MAX_CROP_SIDE: a larger region (a quote spread o
 
 Crops are cached under a key of (PDF SHA-256, page, box, rects, renderer version), so a
 rebuild with nothing changed renders nothing. The key is an HMAC under the user's key
-(`reportgen.cachekey`): a crop a workspace brings in its `.reportgen/` is never found. The SHA-256 is the one of the bytes the facts
-were checked against: crops are drawn from a file whose bytes hash to it
-(`documents.open_verified`: the copy kept while checking, see site/write.py's KeepChecked),
-never from whatever the path holds by then.
+(`reportgen.cachekey`): a crop a workspace brings in its `.reportgen/` is never found.
+The SHA-256 is the one of the bytes the facts were checked against: crops are drawn from
+a file whose bytes hash to it (`documents.open_verified`: the copy kept while checking,
+see site/write.py's KeepChecked), never from whatever the path holds by then.
 """
 
 from __future__ import annotations

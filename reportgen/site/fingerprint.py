@@ -13,6 +13,7 @@ size, mtime_ns of every file). Only a successful build records one.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import sys
@@ -154,7 +155,10 @@ def read(out: Path) -> dict[str, Any] | None:
     mac = rec.pop("mac", None)
     # only a record this user's build wrote: a workspace may carry a record and a site of
     # its own, which would otherwise be passed as verified without a single check
-    return rec if mac == _mac(rec) else None
+    if not isinstance(mac, str) or not hmac.compare_digest(
+            mac.encode("utf-8", "surrogatepass"), _mac(rec).encode()):
+        return None
+    return rec
 
 
 def _mac(rec: dict[str, Any]) -> str:

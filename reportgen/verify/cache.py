@@ -24,6 +24,7 @@ imports PyMuPDF.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import stat
@@ -244,8 +245,11 @@ class VerdictCache:
         name = _digest(key)
         rec = self._pack(sha).get(name)
         try:
-            if not isinstance(rec, dict) or rec.get("key") != key \
-                    or rec.get("check") != _digest([key, rec.get("verdict")]):
+            check = rec.get("check") if isinstance(rec, dict) else None
+            if not isinstance(check, str) or rec.get("key") != key:
+                return None
+            if not hmac.compare_digest(check.encode("utf-8", "surrogatepass"),
+                                       _digest([key, rec["verdict"]]).encode()):
                 return None
             found = _decode(fact.id, rec["verdict"])
         except (ValueError, KeyError, TypeError):
