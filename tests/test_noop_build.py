@@ -201,3 +201,19 @@ def test_the_noop_path_never_imports_pymupdf_or_jinja(built):
     assert r.returncode == 0, r.stderr
     assert "is up to date" in r.stderr
     assert r.stdout == TOTAL + "IMPORTED []\n"
+
+
+@pytest.mark.parametrize("mac", [None, 7, "0" * 64, "\udcff\u00e9 not ascii"])
+def test_a_record_without_this_users_mac_is_a_full_build_not_a_traceback(built, mac):
+    """Hardening 13: only a record this user's build wrote (an HMAC under the user's key)
+    is taken; any other, even with a mac of the wrong type or non-ASCII text, is ignored."""
+    import json
+
+    claims, out = built
+    path = fingerprint.record_path(out)
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    rec["mac"] = mac
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    r = build(claims, out)
+    assert r.exit_code == 0 and r.stdout == TOTAL and not is_noop(r)
+    assert is_noop(build(claims, out))  # the full build wrote a record of its own
