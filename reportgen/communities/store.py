@@ -1,15 +1,23 @@
 """Summaries kept on disk by key (the community's fingerprint, the summariser and what it
 read), so a rebuild writes only the summaries of changed communities; the counts of
-reused, written and removed entries are the run's report. Stdlib only."""
+reused, written and removed entries are the run's report. Files are named and checked
+with HMACs under the user's key (`reportgen.cachekey`). Stdlib only."""
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from reportgen.cachekey import keyed
 from reportgen.pdf.files import write_atomic
+
+
+def _mac(entry: dict[str, Any]) -> str:
+    return keyed("community-summary-entry",
+                 json.dumps(entry, sort_keys=True, ensure_ascii=False))
 
 
 class SummaryStore:
@@ -21,24 +29,34 @@ class SummaryStore:
         self.used: set[str] = set()
         self.reused = self.written = self.removed = 0
 
-    def _path(self, key: str) -> Path:
-        return self.folder / f"{key}.json"
+    def _name(self, key: str) -> str:
+        # an HMAC under the user's key (`reportgen.cachekey`): a summary a workspace brings
+        # in its `.reportgen/` is never found, so it cannot put its sentences in answers
+        return keyed("community-summary", key)
 
     def get(self, key: str) -> dict[str, Any] | None:
-        self.used.add(key)
+        name = self._name(key)
+        self.used.add(name)
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            data = json.loads((self.folder / f"{name}.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("key") != key:
+            return None
+        mac = data.pop("mac", None)
+        if not isinstance(mac, str) or not hmac.compare_digest(
+                mac.encode("utf-8", "surrogatepass"), _mac(data).encode()):
             return None
         self.reused += 1
         return data
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        self.used.add(key)
-        path = self._path(key)
-        blob = json.dumps(dict(entry, key=key), sort_keys=True, ensure_ascii=False, indent=1)
+        name = self._name(key)
+        self.used.add(name)
+        path = self.folder / f"{name}.json"
+        data = dict(entry, key=key)
+        data["mac"] = _mac(data)
+        blob = json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1)
         write_atomic(self.folder, [blob.encode("utf-8")], lambda: path, suffix=".json")
         self.written += 1
 

@@ -113,3 +113,30 @@ def test_hardening_13_template_bytecode_a_workspace_brings_is_never_loaded(tmp_p
     assert _run(ws, user, "-m", "reportgen", "build", "claims", "--out", "other").returncode == 0
     # the user's build compiled the templates under names of its own
     assert len(set(os.listdir(jinja)) - brought) == len(brought)
+
+
+def test_hardening_13_community_summaries_a_workspace_brings_are_not_reused(tmp_path):
+    """`reportgen communities` keeps summaries in `.reportgen/communities/`; global answers
+    are made of their sentences. A workspace's own are never taken, nor one edited."""
+    ws = _workspace(tmp_path)
+    author, user = tmp_path / "author.key", tmp_path / "user.key"
+    kept = ws / ".reportgen" / "communities"
+    first = _run(ws, author, "-m", "reportgen", "communities", "claims")
+    assert first.returncode == 0 and " 0 reused, 4 written," in first.stdout
+    brought = set(kept.rglob("*.json"))
+    # under the author's key they are reused, which the user's key never does
+    assert " 4 reused, 0 written," in _run(ws, author, "-m", "reportgen", "communities",
+                                           "claims").stdout
+    got = _run(ws, user, "-m", "reportgen", "communities", "claims")
+    assert got.returncode == 0 and " 0 reused, 4 written," in got.stdout
+    # the user's own entries, edited, are written again rather than reused
+    edited = 0
+    for p in set(kept.rglob("*.json")) - brought:
+        text = p.read_text(encoding="utf-8")
+        if "CATL" in text:
+            os.chmod(p, 0o644)
+            p.write_text(text.replace("CATL", "Forged Ltd"), encoding="utf-8")
+            edited += 1
+    assert edited
+    again = _run(ws, user, "-m", "reportgen", "communities", "claims")
+    assert "Forged Ltd" not in again.stdout and f" {edited} written," in again.stdout
