@@ -4,10 +4,12 @@ same question or summary costs no call. Stdlib only."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from pathlib import Path
 from typing import Any
 
+from reportgen.cachekey import keyed
 from reportgen.pdf.files import write_atomic
 
 
@@ -20,23 +22,38 @@ def cache_key(model: str, prompt_id: str, prompt_sha256: str, payload: Any) -> s
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def _mac(entry: dict[str, Any]) -> str:
+    return keyed("llm-response-entry", json.dumps(entry, sort_keys=True, ensure_ascii=False))
+
+
 class ResponseCache:
-    """Entries under `folder/<key[:2]>/<key>.json`; a damaged entry counts as missing."""
+    """Entries under `folder/<name[:2]>/<name>.json`, the name and a checksum HMACs under
+    the user's key (`reportgen.cachekey`): a response a workspace brings in its
+    `.reportgen/` is never taken for the model's; a damaged entry counts as missing."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
     def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
+        name = keyed("llm-response", key)
+        return self.folder / name[:2] / f"{name}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
         try:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        return data if isinstance(data, dict) and data.get("key") == key else None
+        if not isinstance(data, dict) or data.get("key") != key:
+            return None
+        mac = data.pop("mac", None)
+        if not isinstance(mac, str) or not hmac.compare_digest(
+                mac.encode("utf-8", "surrogatepass"), _mac(data).encode()):
+            return None
+        return data
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         path = self._path(key)
-        blob = json.dumps(dict(entry, key=key), sort_keys=True, ensure_ascii=False, indent=1)
+        data = dict(entry, key=key)
+        data["mac"] = _mac(data)
+        blob = json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1)
         write_atomic(path.parent, [blob.encode("utf-8")], lambda: path, suffix=".json")

@@ -140,3 +140,34 @@ def test_hardening_13_community_summaries_a_workspace_brings_are_not_reused(tmp_
     assert edited
     again = _run(ws, user, "-m", "reportgen", "communities", "claims")
     assert "Forged Ltd" not in again.stdout and f" {edited} written," in again.stdout
+
+
+def test_hardening_13_a_model_response_a_workspace_brings_is_never_taken(tmp_path, monkeypatch):
+    """The response cache (`.reportgen/llm/`) answers a rerun without a call; drafts and
+    model-written summaries are made of its entries."""
+    from reportgen.cachekey import ENV, machine_key
+    from reportgen.llm.cache import ResponseCache, cache_key
+
+    folder = tmp_path / ".reportgen" / "llm"
+    key = cache_key("claude", "summary", "0" * 64, {"community": "c1"})
+    entry = {"model": "claude", "prompt": "summary", "response": {"sentences": ["x [@s3-4]"]}}
+
+    def as_(who: str) -> ResponseCache:
+        monkeypatch.setenv(ENV, str(tmp_path / f"{who}.key"))
+        machine_key.cache_clear()
+        return ResponseCache(folder)
+
+    try:
+        as_("author").put(key, entry)
+        assert as_("author").get(key) is not None  # under the author's key it is taken
+        assert as_("user").get(key) is None
+        mine = as_("user")
+        mine.put(key, entry)
+        assert mine.get(key)["response"] == entry["response"]
+        for p in folder.rglob("*.json"):  # every entry edited: none is taken
+            os.chmod(p, 0o644)
+            p.write_text(p.read_text(encoding="utf-8").replace("x [@s3-4]", "forged [@s3-4]"),
+                         encoding="utf-8")
+        assert as_("user").get(key) is None
+    finally:
+        machine_key.cache_clear()
