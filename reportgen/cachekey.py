@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import stat
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 ENV = "REPORTGEN_KEY_FILE"  # where the key is kept, instead of the user's cache folder
 SIZE = 32
@@ -93,3 +95,25 @@ def keyed(*parts: str) -> str:
         data = part.encode("utf-8", "surrogatepass")
         mac.update(len(data).to_bytes(8, "big") + data)
     return mac.hexdigest()
+
+
+def _record_mac(purpose: str, record: dict[str, Any]) -> str:
+    return keyed(purpose, json.dumps(record, sort_keys=True, ensure_ascii=False))
+
+
+def sealed(purpose: str, record: dict[str, Any]) -> dict[str, Any]:
+    """The record with a `mac` field: its HMAC under the user's key, for `purpose`."""
+    return dict(record, mac=_record_mac(purpose, record))
+
+
+def unsealed(purpose: str, record: Any) -> dict[str, Any] | None:
+    """The record without its `mac`, when the mac is this user's for these contents and
+    this purpose; None for anything else (another user's, edited, of any other shape)."""
+    if not isinstance(record, dict):
+        return None
+    rest = {k: v for k, v in record.items() if k != "mac"}
+    mac = record.get("mac")
+    if not isinstance(mac, str) or not hmac.compare_digest(
+            mac.encode("utf-8", "surrogatepass"), _record_mac(purpose, rest).encode()):
+        return None
+    return rest

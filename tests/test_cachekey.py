@@ -67,3 +67,17 @@ def test_the_default_place_is_the_users_cache_folder(monkeypatch, tmp_path):
     monkeypatch.delenv(ENV, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cachekey.key_file() == tmp_path / "reportgen" / "cache-key"
+
+
+def test_a_sealed_record_opens_only_unchanged_and_for_its_purpose():
+    from reportgen.cachekey import sealed, unsealed
+
+    rec = {"key": "k", "sentences": ["甲 [@s3-4]"], "n": 1}
+    box = sealed("summary", rec)
+    assert unsealed("summary", box) == rec
+    assert unsealed("fingerprint", box) is None  # another purpose
+    assert unsealed("summary", dict(box, n=2)) is None  # edited
+    assert unsealed("summary", rec) is None  # no mac
+    for mac in (None, 7, "\udcff\u00e9", box["mac"].upper()):
+        assert unsealed("summary", dict(rec, mac=mac)) is None
+    assert unsealed("summary", ["not", "a", "record"]) is None

@@ -5,19 +5,13 @@ with HMACs under the user's key (`reportgen.cachekey`). Stdlib only."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from reportgen.cachekey import keyed
+from reportgen.cachekey import keyed, sealed, unsealed
 from reportgen.pdf.files import write_atomic
-
-
-def _mac(entry: dict[str, Any]) -> str:
-    return keyed("community-summary-entry",
-                 json.dumps(entry, sort_keys=True, ensure_ascii=False))
 
 
 class SummaryStore:
@@ -41,11 +35,8 @@ class SummaryStore:
             data = json.loads((self.folder / f"{name}.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(data, dict) or data.get("key") != key:
-            return None
-        mac = data.pop("mac", None)
-        if not isinstance(mac, str) or not hmac.compare_digest(
-                mac.encode("utf-8", "surrogatepass"), _mac(data).encode()):
+        data = unsealed("community-summary-entry", data)
+        if data is None or data.get("key") != key:
             return None
         self.reused += 1
         return data
@@ -54,8 +45,7 @@ class SummaryStore:
         name = self._name(key)
         self.used.add(name)
         path = self.folder / f"{name}.json"
-        data = dict(entry, key=key)
-        data["mac"] = _mac(data)
+        data = sealed("community-summary-entry", dict(entry, key=key))
         blob = json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1)
         write_atomic(self.folder, [blob.encode("utf-8")], lambda: path, suffix=".json")
         self.written += 1

@@ -4,12 +4,11 @@ same question or summary costs no call. Stdlib only."""
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 from pathlib import Path
 from typing import Any
 
-from reportgen.cachekey import keyed
+from reportgen.cachekey import keyed, sealed, unsealed
 from reportgen.pdf.files import write_atomic
 
 
@@ -20,10 +19,6 @@ def cache_key(model: str, prompt_id: str, prompt_sha256: str, payload: Any) -> s
                        "input": payload}, sort_keys=True, ensure_ascii=False,
                       separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def _mac(entry: dict[str, Any]) -> str:
-    return keyed("llm-response-entry", json.dumps(entry, sort_keys=True, ensure_ascii=False))
 
 
 class ResponseCache:
@@ -43,17 +38,11 @@ class ResponseCache:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(data, dict) or data.get("key") != key:
-            return None
-        mac = data.pop("mac", None)
-        if not isinstance(mac, str) or not hmac.compare_digest(
-                mac.encode("utf-8", "surrogatepass"), _mac(data).encode()):
-            return None
-        return data
+        data = unsealed("llm-response-entry", data)
+        return data if data is not None and data.get("key") == key else None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         path = self._path(key)
-        data = dict(entry, key=key)
-        data["mac"] = _mac(data)
+        data = sealed("llm-response-entry", dict(entry, key=key))
         blob = json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1)
         write_atomic(path.parent, [blob.encode("utf-8")], lambda: path, suffix=".json")

@@ -13,7 +13,6 @@ size, mtime_ns of every file). Only a successful build records one.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen import __version__
-from reportgen.cachekey import keyed
+from reportgen.cachekey import sealed, unsealed
 from reportgen.pdf.files import sha256_file
 
 FORMAT = 2  # 1: no mac
@@ -150,19 +149,10 @@ def read(out: Path) -> dict[str, Any] | None:
             rec = json.load(f)
     except (OSError, ValueError):
         return None
-    if not isinstance(rec, dict) or rec.get("format") != FORMAT:
-        return None
-    mac = rec.pop("mac", None)
     # only a record this user's build wrote: a workspace may carry a record and a site of
     # its own, which would otherwise be passed as verified without a single check
-    if not isinstance(mac, str) or not hmac.compare_digest(
-            mac.encode("utf-8", "surrogatepass"), _mac(rec).encode()):
-        return None
-    return rec
-
-
-def _mac(rec: dict[str, Any]) -> str:
-    return keyed("fingerprint", json.dumps(rec, ensure_ascii=False, sort_keys=True))
+    rec = unsealed("fingerprint", rec)
+    return rec if rec is not None and rec.get("format") == FORMAT else None
 
 
 def unchanged(out: Path, paths: Sequence[Path], templates: Path | None,
@@ -198,8 +188,8 @@ def write(out: Path, before: dict[str, Any], docs: dict[str, tuple[str, str | No
           stdout: str) -> None:
     """Record a successful build: inputs as read before it started, the documents' hashes
     as verified, and the output folder as it now stands. Written atomically."""
-    rec = dict(before, documents=documents(docs), manifest=manifest(out), stdout=stdout)
-    rec["mac"] = _mac(rec)
+    rec = sealed("fingerprint", dict(before, documents=documents(docs), manifest=manifest(out),
+                                     stdout=stdout))
     path = record_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".{os.getpid()}.part")
