@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.cachekey import keyed, sealed, unsealed
-from reportgen.pdf.files import write_atomic
+from reportgen.pdf.files import read_json, write_atomic
+
+MAX_ENTRY = 16 << 20  # no summary is larger; a bigger file is not ours
 
 
 class SummaryStore:
@@ -31,11 +33,8 @@ class SummaryStore:
     def get(self, key: str) -> dict[str, Any] | None:
         name = self._name(key)
         self.used.add(name)
-        try:
-            data = json.loads((self.folder / f"{name}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        data = unsealed("community-summary-entry", data)
+        data = unsealed("community-summary-entry",
+                        read_json(self.folder / f"{name}.json", MAX_ENTRY))
         if data is None or data.get("key") != key:
             return None
         self.reused += 1

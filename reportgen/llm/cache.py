@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.cachekey import keyed, sealed, unsealed
-from reportgen.pdf.files import write_atomic
+from reportgen.pdf.files import read_json, write_atomic
+
+MAX_ENTRY = 16 << 20  # no response is larger; a bigger file is not ours
 
 
 def cache_key(model: str, prompt_id: str, prompt_sha256: str, payload: Any) -> str:
@@ -34,11 +36,7 @@ class ResponseCache:
         return self.folder / name[:2] / f"{name}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        data = unsealed("llm-response-entry", data)
+        data = unsealed("llm-response-entry", read_json(self._path(key), MAX_ENTRY))
         return data if data is not None and data.get("key") == key else None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:

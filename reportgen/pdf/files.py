@@ -1,13 +1,16 @@
-"""File hashing and atomic writes shared by the verifier, the index, the caches and the
+"""File hashing, atomic writes and bounded reads of state files shared by the verifier, the index, the caches and the
 no-op check; stdlib only, so the no-op check can hash without importing PyMuPDF."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 CHUNK = 1 << 20  # read in 1 MiB blocks: memory stays flat whatever the file size
 
@@ -44,3 +47,26 @@ def write_atomic(folder: Path, chunks: Iterable[bytes], name: Callable[[], Path]
         except FileNotFoundError:
             pass
         raise
+
+
+def read_json(path: Path, limit: int) -> Any:
+    """The JSON value of a state file under `.reportgen/` (a cache entry, a record), or None
+    for anything that is not one of at most `limit` bytes: absent, a symlink (to
+    /dev/zero, say), a FIFO, larger, not UTF-8 JSON, nested past the parser's depth. A
+    workspace may bring such files; the caller then works as if there were none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        with open(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+                return None
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            return None
+        return json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None

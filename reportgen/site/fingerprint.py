@@ -22,9 +22,10 @@ from typing import Any
 
 from reportgen import __version__
 from reportgen.cachekey import sealed, unsealed
-from reportgen.pdf.files import sha256_file
+from reportgen.pdf.files import read_json, sha256_file, write_atomic
 
 FORMAT = 2  # 1: no mac
+MAX_RECORD = 64 << 20  # a larger record is not ours (it lists the site's files)
 CLAIM_SUFFIXES = (".yaml", ".yml", ".jsonl")
 # Libraries whose version can change the site's bytes (pages, crops, YAML reading).
 LIBRARIES = ("pymupdf", "jinja2", "markupsafe", "markdown_it", "yaml", "click")
@@ -144,11 +145,7 @@ def _documents_unchanged(recorded: dict[str, Any]) -> bool:
 
 def read(out: Path) -> dict[str, Any] | None:
     """The recorded fingerprint, or None when there is none or it cannot be read."""
-    try:
-        with open(record_path(out), encoding="utf-8") as f:
-            rec = json.load(f)
-    except (OSError, ValueError):
-        return None
+    rec = read_json(record_path(out), MAX_RECORD)
     # only a record this user's build wrote: a workspace may carry a record and a site of
     # its own, which would otherwise be passed as verified without a single check
     rec = unsealed("fingerprint", rec)
@@ -191,11 +188,8 @@ def write(out: Path, before: dict[str, Any], docs: dict[str, tuple[str, str | No
     rec = sealed("fingerprint", dict(before, documents=documents(docs), manifest=manifest(out),
                                      stdout=stdout))
     path = record_path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.part")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(rec, f, ensure_ascii=False, sort_keys=True)
-    os.replace(tmp, path)
+    data = json.dumps(rec, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    write_atomic(path.parent, [data], lambda: path, ".json")
 
 
 def snapshot(paths: Sequence[Path], templates: Path | None, allow_outside: bool

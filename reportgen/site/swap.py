@@ -18,6 +18,7 @@ import errno
 import hashlib
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -60,7 +61,17 @@ def locked(out: Path) -> Iterator[IO[str]]:
 
     path = lock_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as lock:
+    # not followed nor waited on: a workspace may bring a symlink or a FIFO in its place
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0), 0o644)
+    except OSError as e:
+        raise BuildError(f"cannot open the lock {path} ({e.strerror}); remove it if it is a "
+                         "symlink, and run again") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BuildError(f"the lock {path} is not a regular file; remove it and run again")
+    with open(fd, "a+") as lock:
         try:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -36,7 +36,7 @@ from typing import Any
 from reportgen.cachekey import keyed
 from reportgen.errors import DocumentError
 from reportgen.model import Anchor, Document, Fact, FactResult, Ledger
-from reportgen.pdf.files import write_atomic
+from reportgen.pdf.files import read_json, write_atomic
 from reportgen.pdf.source import IN_MEMORY_MAX, PdfBytes, read_pdf
 
 FORMAT = 3  # 1: one file per fact; 2: unkeyed names and checksums
@@ -191,19 +191,7 @@ def _listing(folder: Path) -> Iterator[str]:
 
 def _read_pack(path: Path) -> dict[str, Any]:
     """The entries of a pack by their key's digest; none for anything not a pack of ours."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return {}
-    try:
-        with open(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PACK:
-                return {}
-            pack = json.loads(f.read().decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return {}
+    pack = read_json(path, MAX_PACK)
     entries = pack.get("entries") if isinstance(pack, dict) else None
     return entries if isinstance(entries, dict) else {}
 

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 QUOTE = '"供应商一 6,928,853,013.03 14.59%"'
 ABSENT = '"独家供应商一 6,928,853,013.03 14.59%"'  # not on p.36: a miss
@@ -20,6 +22,8 @@ ABSENT = '"独家供应商一 6,928,853,013.03 14.59%"'  # not on p.36: a miss
 FORGE = """
 import sys
 from pathlib import Path
+
+import pytest
 from reportgen.ledger import load_ledger
 from reportgen.model import Anchor, FactResult
 from reportgen.pdf.files import sha256_file
@@ -47,7 +51,7 @@ def _run(ws: Path, key: Path, *args: str) -> subprocess.CompletedProcess:
                SOURCE_DATE_EPOCH="0")
     env.pop("REPORTGEN_VERDICT_CACHE", None)
     return subprocess.run([sys.executable, *args], cwd=ws, env=env, capture_output=True,
-                          text=True)
+                          text=True, timeout=120)  # a FIFO once hung the build
 
 
 def test_hardening_13_a_workspace_cannot_bring_a_verdict_that_turns_a_miss_into_a_hit(tmp_path):
@@ -171,3 +175,47 @@ def test_hardening_13_a_model_response_a_workspace_brings_is_never_taken(tmp_pat
         assert as_("user").get(key) is None
     finally:
         machine_key.cache_clear()
+
+
+def _no_op_record_cases(state: Path) -> dict[str, object]:
+    rec = state / "site.fingerprint.json"
+    return {
+        "deep": lambda: rec.write_text("[" * 200_000 + "]" * 200_000),
+        "dev-zero": lambda: rec.symlink_to("/dev/zero"),
+        "fifo": lambda: os.mkfifo(rec),
+        "not-json": lambda: rec.write_bytes(b"\xff\xfe{"),
+    }
+
+
+@pytest.mark.parametrize("case", ["deep", "dev-zero", "fifo", "not-json"])
+def test_hardening_13_a_no_op_record_a_workspace_brings_is_read_bounded(tmp_path, case):
+    """The no-op record's name is fixed, so a workspace can put anything there: a JSON
+    nested past the parser's depth was an internal error (RecursionError), a symlink to
+    /dev/zero a MemoryError, a FIFO a hang. Each is now a record that is not ours."""
+    ws = _workspace(tmp_path)
+    key = tmp_path / "user.key"
+    assert _run(ws, key, "-m", "reportgen", "build", "claims", "--out", "site").returncode == 0
+    state = ws / ".reportgen"
+    (state / "site.fingerprint.json").unlink()
+    _no_op_record_cases(state)[case]()
+    got = _run(ws, key, "-m", "reportgen", "build", "claims", "--out", "site")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.endswith("TOTAL: facts=29 hits=29 misses=0\n") and got.stderr == ""
+
+
+@pytest.mark.parametrize("case", ["symlink", "fifo"])
+def test_hardening_13_a_lock_a_workspace_brings_is_neither_followed_nor_waited_on(
+        tmp_path, case):
+    ws = _workspace(tmp_path)
+    state = ws / ".reportgen"
+    state.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me", encoding="utf-8")
+    if case == "symlink":
+        (state / "site.lock").symlink_to(victim)
+    else:
+        os.mkfifo(state / "site.lock")
+    got = _run(ws, tmp_path / "user.key", "-m", "reportgen", "build", "claims", "--out", "site")
+    assert got.returncode != 0 and "site.lock" in got.stderr and "remove it" in got.stderr
+    assert "Traceback" not in got.stderr and "internal error" not in got.stderr
+    assert victim.read_text(encoding="utf-8") == "keep me"
