@@ -40,7 +40,8 @@ def _read(path: Path) -> bytes | None:
     """The key at `path` when it is a regular file of SIZE bytes, ours, that no one else
     may read or write; None otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     with open(fd, "rb") as f:

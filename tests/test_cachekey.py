@@ -31,11 +31,13 @@ def test_the_key_is_made_once_private_and_kept(key_file):
     assert keyed("a", "b") == keyed("a", "b") != keyed("a\0b")
 
 
-@pytest.mark.parametrize("planted", ["readable", "short", "symlink"])
+@pytest.mark.parametrize("planted", ["readable", "short", "symlink", "fifo"])
 def test_a_key_file_others_could_have_written_or_read_is_not_used(key_file, planted):
     key_file.parent.mkdir(parents=True)
     known = b"k" * SIZE
-    if planted == "symlink":
+    if planted == "fifo":
+        os.mkfifo(key_file, 0o600)
+    elif planted == "symlink":
         other = key_file.parent / "other"
         other.write_bytes(known)
         os.chmod(other, 0o600)
