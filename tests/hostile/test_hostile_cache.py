@@ -67,15 +67,32 @@ def test_hardening_13_a_workspace_cannot_bring_a_verdict_that_turns_a_miss_into_
     assert "TOTAL: facts=29 hits=28 misses=1" in got.stdout
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The sample workspace built once under its author's key (`built/author.key`): the
+    site a clean build makes, and the `.reportgen/` a workspace would arrive with."""
+    tmp = tmp_path_factory.mktemp("built")
+    ws = _workspace(tmp)
+    got = _run(ws, tmp / "author.key", "-m", "reportgen", "build", "claims", "--out", "site")
+    assert got.returncode == 0, got.stderr
+    return tmp
+
+
+def _copy(built: Path, tmp: Path) -> Path:
+    """A copy of the built workspace (its no-op record names the original's paths, so a
+    build of the copy is a full one) with the author's key beside it."""
+    shutil.copytree(built / "ws", tmp / "ws", symlinks=True)
+    shutil.copy2(built / "author.key", tmp / "author.key")
+    return tmp / "ws"
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes()
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_hardening_13_a_workspace_cannot_bring_crops_pdfs_or_a_no_op_record(tmp_path):
-    clean = _workspace(tmp_path / "clean")
-    assert _run(clean, tmp_path / "clean.key", "-m", "reportgen", "build", "claims",
-                "--out", "site").returncode == 0
+def test_hardening_13_a_workspace_cannot_bring_crops_pdfs_or_a_no_op_record(tmp_path, built):
+    clean = built / "ws"
     ws = _workspace(tmp_path / "handed")
     author, user = tmp_path / "author.key", tmp_path / "user.key"
     assert _run(ws, author, "-m", "reportgen", "build", "claims", "--out", "site").returncode == 0
@@ -107,10 +124,9 @@ def test_hardening_13_a_workspace_cannot_bring_crops_pdfs_or_a_no_op_record(tmp_
     assert all(site[n] == want[n] for n in crops + pdfs)
 
 
-def test_hardening_13_template_bytecode_a_workspace_brings_is_never_loaded(tmp_path):
-    ws = _workspace(tmp_path)
-    author, user = tmp_path / "author.key", tmp_path / "user.key"
-    assert _run(ws, author, "-m", "reportgen", "build", "claims", "--out", "site").returncode == 0
+def test_hardening_13_template_bytecode_a_workspace_brings_is_never_loaded(tmp_path, built):
+    ws = _copy(built, tmp_path)
+    user = tmp_path / "user.key"
     jinja = ws / ".reportgen" / "cache" / "jinja"
     brought = set(os.listdir(jinja))
     assert brought
@@ -188,13 +204,13 @@ def _no_op_record_cases(state: Path) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("case", ["deep", "dev-zero", "fifo", "not-json"])
-def test_hardening_13_a_no_op_record_a_workspace_brings_is_read_bounded(tmp_path, case):
+def test_hardening_13_a_no_op_record_a_workspace_brings_is_read_bounded(tmp_path, built,
+                                                                          case):
     """The no-op record's name is fixed, so a workspace can put anything there: a JSON
     nested past the parser's depth was an internal error (RecursionError), a symlink to
     /dev/zero a MemoryError, a FIFO a hang. Each is now a record that is not ours."""
-    ws = _workspace(tmp_path)
-    key = tmp_path / "user.key"
-    assert _run(ws, key, "-m", "reportgen", "build", "claims", "--out", "site").returncode == 0
+    ws = _copy(built, tmp_path)
+    key = tmp_path / "author.key"
     state = ws / ".reportgen"
     (state / "site.fingerprint.json").unlink()
     _no_op_record_cases(state)[case]()
