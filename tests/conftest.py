@@ -113,14 +113,13 @@ def pytest_sessionfinish() -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _html_libraries_imported() -> None:
-    """Import what the HTML half of a build imports (Jinja2, markdown-it, and igraph,
-    leidenalg and NumPy for the communities) and compile the built-in templates once per
+    """Import what the HTML half of a build imports (Jinja2, markdown-it, and igraph and
+    leidenalg for the communities) and compile the built-in templates once per
     test process: every build forks a template helper, which otherwise does both again,
     a third of a second per build. Tests of what a command imports run it in a
     subprocess, so this hides nothing."""
     import igraph  # noqa: F401
     import leidenalg  # noqa: F401
-    import numpy  # noqa: F401  (igraph imports it on the first Graph)
 
     import reportgen.communities.cluster  # noqa: F401
     import reportgen.render.markdown  # noqa: F401

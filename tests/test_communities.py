@@ -224,3 +224,29 @@ def test_a_community_that_is_gone_is_removed(tmp_path):
     g.remove_node("zeta")
     run = summarize(detect(g, facts), SummaryStore(tmp_path))
     assert run.counts["removed"] == 1 and run.counts["written"] == 1
+
+
+def test_leiden_imports_no_numpy_and_partitions_as_igraphs_own_constructor_does():
+    """igraph.Graph's constructor imports NumPy (0.1 s a process) only to look at its edge
+    list; `leiden` builds the same graph without it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, igraph, leidenalg\n"
+            "from reportgen.communities.cluster import leiden\n"
+            "edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)]\n"
+            "ws = [1.0, 2.0, 1.0, 1.0, 1.0, 3.0, 0.5]\n"
+            "got = leiden(6, edges, ws, 42, 1.0)\n"
+            "print('numpy' in sys.modules)\n"
+            "g = igraph.Graph(n=6, edges=edges, directed=False)\n"
+            "g.es['weight'] = ws\n"
+            "p = leidenalg.find_partition(g, leidenalg.RBConfigurationVertexPartition,\n"
+            "    weights='weight', resolution_parameter=1.0, seed=42, n_iterations=2)\n"
+            "print(got == list(p.membership), len(set(got)))\n")
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=root, check=True).stdout.split("\n")
+    assert out[0] == "False"
+    assert out[1] == "True 2"
