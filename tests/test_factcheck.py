@@ -142,8 +142,9 @@ def test_page_cache_is_bounded_lru(tmp_path):
         ds.page_text("a", p)
     assert ds.cached_pages() == [("a", 3), ("a", 1), ("a", 4)]
     assert ds.page_text("a", 1) is first
+    pdf = ds.pdf("a")
     ds.release("a")
-    assert ds.cached_pages() == [] and ds._open == {}
+    assert ds.cached_pages() == [] and pdf.is_closed
     assert ds.page_text("a", 2).number == 2  # reopens on demand
 
 
