@@ -6,7 +6,7 @@ that says `hit` for a quote the PDF lacks, a crop of another image, a kept copy 
 PDF, template bytecode, a no-op record that skips the checks. So every such entry is named
 and checked with an HMAC under a random key kept in the user's cache folder, readable by
 the user only: an entry a workspace brings is never found, and one it edits no longer
-checks. Stdlib only.
+checks. Stdlib only (its one import of the project, `pdf.files`, is too).
 
 Where no key can be kept (no writable home), a key for this process (and the workers it
 forks) is used: nothing cached then outlives the run, which only costs time.
@@ -18,10 +18,11 @@ import hashlib
 import hmac
 import json
 import os
-import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from reportgen.pdf.files import open_regular_fd
 
 ENV = "REPORTGEN_KEY_FILE"  # where the key is kept, instead of the user's cache folder
 SIZE = 32
@@ -40,13 +41,14 @@ def _read(path: Path) -> bytes | None:
     """The key at `path` when it is a regular file of SIZE bytes, ours, that no one else
     may read or write; None otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0))
+        fd = open_regular_fd(path)
     except OSError:
+        return None
+    if fd is None:
         return None
     with open(fd, "rb") as f:
         st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode) or st.st_size != SIZE or st.st_mode & 0o077 \
+        if st.st_size != SIZE or st.st_mode & 0o077 \
                 or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
             return None
         data = f.read(SIZE + 1)

@@ -49,20 +49,34 @@ def write_atomic(folder: Path, chunks: Iterable[bytes], name: Callable[[], Path]
         raise
 
 
+def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o644,
+                    dir_fd: int | None = None) -> int | None:
+    """A descriptor of `path` opened with `flags`, never following a symlink in its last
+    step nor waiting on a pipe, when it is a regular file; None (and nothing left open) for
+    anything else. A workspace may put a symlink or a FIFO where a state file belongs.
+    OSError from the open itself (absent, a symlink: ELOOP) goes to the caller."""
+    fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0),
+                 mode, dir_fd=dir_fd)
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return fd
+    os.close(fd)
+    return None
+
+
 def read_json(path: Path, limit: int) -> Any:
     """The JSON value of a state file under `.reportgen/` (a cache entry, a record), or None
     for anything that is not one of at most `limit` bytes: absent, a symlink (to
     /dev/zero, say), a FIFO, larger, not UTF-8 JSON, nested past the parser's depth. A
     workspace may bring such files; the caller then works as if there were none."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0))
+        fd = open_regular_fd(path)
     except OSError:
+        return None
+    if fd is None:
         return None
     try:
         with open(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            if os.fstat(f.fileno()).st_size > limit:
                 return None
             data = f.read(limit + 1)
         if len(data) > limit:

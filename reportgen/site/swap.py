@@ -18,12 +18,12 @@ import errno
 import hashlib
 import os
 import shutil
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from reportgen.errors import BuildError
+from reportgen.pdf.files import open_regular_fd
 
 STATE_DIR = ".reportgen"  # beside the output: crop cache, lock files, temporary folders
 _AT_FDCWD = -100
@@ -63,13 +63,11 @@ def locked(out: Path) -> Iterator[IO[str]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     # not followed nor waited on: a workspace may bring a symlink or a FIFO in its place
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0), 0o644)
+        fd = open_regular_fd(path, os.O_RDWR | os.O_CREAT)
     except OSError as e:
         raise BuildError(f"cannot open the lock {path} ({e.strerror}); remove it if it is a "
                          "symlink, and run again") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
+    if fd is None:
         raise BuildError(f"the lock {path} is not a regular file; remove it and run again")
     with open(fd, "a+") as lock:
         try:

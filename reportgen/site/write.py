@@ -9,13 +9,13 @@ import errno
 import json
 import os
 import shutil
-import stat
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reportgen.errors import BuildError
+from reportgen.pdf.files import open_regular_fd
 from reportgen.verify import records
 from reportgen.model import Fact, FactResult, Verification
 
@@ -167,11 +167,11 @@ def read_anchor(out: Path, src: str, allowed: Collection[str]) -> bytes:
     if src not in allowed or name == src or name in ("", ".", "..") or "/" in name \
             or "\0" in name:
         raise BuildError(f"refusing to inline {src!r}: it is not one of this build's crops")
-    nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     try:
-        dfd = os.open(out / "anchors", nofollow | getattr(os, "O_DIRECTORY", 0))
+        dfd = os.open(out / "anchors", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                      | getattr(os, "O_DIRECTORY", 0))
         try:
-            fd = os.open(name, nofollow, dir_fd=dfd)
+            fd = open_regular_fd(name, dir_fd=dfd)
         finally:
             os.close(dfd)
     except OSError as e:
@@ -179,8 +179,7 @@ def read_anchor(out: Path, src: str, allowed: Collection[str]) -> bytes:
             raise
         raise BuildError(f"refusing to inline {src!r}: a symlink on its way could lead out "
                          "of the site's anchors folder") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
+    if fd is None:
         raise BuildError(f"refusing to inline {src!r}: it is not a regular file")
     with open(fd, "rb") as f:
         return f.read()
