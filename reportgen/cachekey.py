@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from reportgen.pdf.files import open_regular_fd
+from reportgen.pdf.files import read_regular
 
 ENV = "REPORTGEN_KEY_FILE"  # where the key is kept, instead of the user's cache folder
 SIZE = 32
@@ -40,19 +40,12 @@ def key_file() -> Path:
 def _read(path: Path) -> bytes | None:
     """The key at `path` when it is a regular file of SIZE bytes, ours, that no one else
     may read or write; None otherwise."""
-    try:
-        fd = open_regular_fd(path)
-    except OSError:
-        return None
-    if fd is None:
-        return None
-    with open(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if st.st_size != SIZE or st.st_mode & 0o077 \
-                or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
-            return None
-        data = f.read(SIZE + 1)
-    return data if len(data) == SIZE else None
+    def ours(st: os.stat_result) -> bool:
+        return st.st_size == SIZE and not st.st_mode & 0o077 and (
+            not hasattr(os, "getuid") or st.st_uid == os.getuid())
+
+    data = read_regular(path, SIZE, ours)
+    return data if data is not None and len(data) == SIZE else None
 
 
 def _create(path: Path) -> bytes | None:

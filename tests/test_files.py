@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.pdf.files import open_regular_fd, read_json
+from reportgen.pdf.files import open_regular_fd, read_json, read_regular
 
 
 def test_open_regular_fd_opens_a_regular_file_only(tmp_path: Path) -> None:
@@ -58,3 +58,12 @@ def test_read_json_takes_only_a_bounded_regular_file(tmp_path: Path) -> None:
     (tmp_path / "bad").write_bytes(b"\xff{")
     assert read_json(tmp_path / "bad", 100) is None
     assert read_json(tmp_path / "absent", 100) is None
+
+
+def test_read_regular_asks_the_caller_about_the_files_stat(tmp_path: Path) -> None:
+    f = tmp_path / "key"
+    f.write_bytes(b"k" * 8)
+    assert read_regular(f, 8) == b"k" * 8
+    assert read_regular(f, 7) is None
+    assert read_regular(f, 8, lambda st: st.st_size == 9) is None
+    assert read_regular(f, 8, lambda st: st.st_size == 8) == b"k" * 8

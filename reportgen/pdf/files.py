@@ -63,11 +63,11 @@ def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode
     return None
 
 
-def read_json(path: Path, limit: int) -> Any:
-    """The JSON value of a state file under `.reportgen/` (a cache entry, a record), or None
-    for anything that is not one of at most `limit` bytes: absent, a symlink (to
-    /dev/zero, say), a FIFO, larger, not UTF-8 JSON, nested past the parser's depth. A
-    workspace may bring such files; the caller then works as if there were none."""
+def read_regular(path: str | os.PathLike[str], limit: int,
+                 accept: Callable[[os.stat_result], bool] | None = None) -> bytes | None:
+    """The bytes of a regular file of at most `limit` bytes (whose stat `accept`s, when
+    given); None for anything else: absent, a symlink (to /dev/zero, say), a FIFO,
+    larger, unreadable. A workspace may bring such files in place of state files."""
     try:
         fd = open_regular_fd(path)
     except OSError:
@@ -76,11 +76,23 @@ def read_json(path: Path, limit: int) -> Any:
         return None
     try:
         with open(fd, "rb") as f:
-            if os.fstat(f.fileno()).st_size > limit:
+            st = os.fstat(f.fileno())
+            if st.st_size > limit or (accept is not None and not accept(st)):
                 return None
             data = f.read(limit + 1)
-        if len(data) > limit:
-            return None
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+def read_json(path: Path, limit: int) -> Any:
+    """The JSON value of a state file under `.reportgen/` (a cache entry, a record), or None
+    for anything `read_regular` refuses, or that is not UTF-8 JSON or is nested past the
+    parser's depth: the caller then works as if there were none."""
+    data = read_regular(path, limit)
+    if data is None:
+        return None
+    try:
         return json.loads(data.decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
