@@ -89,12 +89,18 @@ def font_page(doc: pymupdf.Document, content: bytes, width: float = W,
     return page
 
 
+def saved(doc: pymupdf.Document) -> bytes:
+    """The document's bytes with no trailer /ID: MuPDF draws a fresh one per save, and its
+    length varies (hex or literal string), which moved a cut at `len(data) // 2`."""
+    return doc.tobytes(no_new_id=True)
+
+
 def pdf_of(pages: Sequence[bytes], width: float = W, height: float = H) -> bytes:
     """A PDF with one page per content stream."""
     doc = pymupdf.open()
     for content in pages:
         font_page(doc, content, width, height)
-    return doc.tobytes()
+    return saved(doc)
 
 
 def text_pdf(lines: Sequence[str], size: float = 10.0) -> bytes:
@@ -162,7 +168,7 @@ def table_pdf() -> bytes:
         shape.draw_line((x, 116), (x, 116 + 20 * len(rows)))
     shape.finish(color=(0, 0, 0), width=0.5)
     shape.commit()
-    return doc.tobytes()
+    return saved(doc)
 
 
 LEFT_COL = [
@@ -195,7 +201,7 @@ def rotated_pdf() -> bytes:
     """A page with /Rotate 90: text drawn in unrotated space, shown landscape."""
     doc = pymupdf.open(stream=text_pdf(ROTATED_LINES), filetype="pdf")
     doc[0].set_rotation(90)
-    return doc.tobytes()
+    return saved(doc)
 
 
 PAGE1_BODY = ["Results for the year were in line", "with guidance: operating income of 4,210"]
@@ -220,7 +226,7 @@ def no_text_pdf() -> bytes:
     pix = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 8, 8), False)
     pix.clear_with(128)
     page.insert_image(pymupdf.Rect(72, 300, 200, 428), pixmap=pix)
-    return doc.tobytes()
+    return saved(doc)
 
 
 def actualtext_pdf() -> bytes:
@@ -241,7 +247,7 @@ def cjk_pdf() -> bytes:
     page = doc.new_page(width=W, height=H)
     for i, t in enumerate(CJK_LINES):
         page.insert_text((72, 100 + 20 * i), t, fontname="china-s", fontsize=11)
-    return doc.tobytes()
+    return saved(doc)
 
 
 def many_pages_pdf(texts: Sequence[str]) -> bytes:
