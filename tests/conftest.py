@@ -10,7 +10,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from runkit import check_unchanged, folder_state
+
+# No per-example deadline for any property: CI runs the suite on a loaded 2-core machine,
+# where a slow example says nothing about the property it checks.
+settings.register_profile("reportgen", deadline=None)
+settings.load_profile("reportgen")
 
 
 @pytest.fixture(scope="session")
