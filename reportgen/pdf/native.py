@@ -1,0 +1,104 @@
+"""The compiled reader of a text page's characters (`pagechars.cpp`), used where `make` could
+build it for the installed PyMuPDF: it gives the lines rawdict gives without a Python dict
+per character (about a fifth of the time). Without it, or for another MuPDF, the text
+layer reads rawdict: the same characters and boxes, only slower.
+
+    python -m reportgen.pdf.native     # what `make` runs: build it, or say why not
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+SOURCE = Path(__file__).with_name("pagechars.cpp")
+# PyMuPDF's `JM_char_bbox(const mupdf::FzStextLine&, const mupdf::FzStextChar&)`, the box
+# rawdict gives a character; the compiled reader calls it for every character.
+CHAR_BBOX = "_Z12JM_char_bboxRKN5mupdf11FzStextLineERKNS_11FzStextCharE"
+# Set to "off" to read every page through rawdict (to compare, or to rule the reader out).
+ENV = "REPORTGEN_NATIVE"
+
+
+class NativeBuildError(Exception):
+    """The reader could not be built here (no compiler, no MuPDF headers, a compile error)."""
+
+
+def target() -> Path:
+    """Where the built reader goes: beside its source, named for this Python."""
+    return SOURCE.with_name("pagechars" + sysconfig.get_config_var("EXT_SUFFIX"))
+
+
+def build(out: Path | None = None) -> Path:
+    """Compile `pagechars.cpp` against this Python and the installed PyMuPDF's MuPDF headers,
+    into `out` (default `target()`), replaced atomically: a running build keeps the old."""
+    import pymupdf
+
+    out = out or target()
+    include = Path(pymupdf.__file__).parent / "mupdf-devel" / "include"
+    if not (include / "mupdf" / "fitz" / "structured-text.h").is_file():
+        raise NativeBuildError(f"PyMuPDF {pymupdf.VersionBind} ships no MuPDF headers "
+                               f"(looked in {include})")
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not cxx:
+        raise NativeBuildError("no C++ compiler (c++ or g++; or set CXX)")
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".tmp-", suffix=out.suffix)
+    os.close(fd)
+    cmd = [cxx, "-O2", "-shared", "-fPIC", "-std=c++17", "-fvisibility=hidden",
+           "-I", sysconfig.get_paths()["include"], "-I", str(include),
+           str(SOURCE), "-o", tmp]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise NativeBuildError(f"{cxx} failed: {done.stderr.strip()[-2000:]}")
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return out
+
+
+def usable(module: ModuleType, mupdf_version: str) -> bool:
+    """True when `module` was built for this MuPDF: the structures it reads are laid out
+    as that version's headers say."""
+    return getattr(module, "MUPDF_VERSION", None) == mupdf_version
+
+
+@functools.cache
+def load() -> ModuleType | None:
+    """The built reader, bound to PyMuPDF's box function; None when it is switched off,
+    not built, built for another MuPDF, or PyMuPDF lacks the function."""
+    if os.environ.get(ENV, "").lower() == "off":
+        return None
+    import ctypes
+
+    import pymupdf
+
+    try:
+        from reportgen.pdf import pagechars  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    if not usable(pagechars, pymupdf.mupdf.FZ_VERSION):
+        return None
+    try:
+        extra = ctypes.CDLL(pymupdf._extra.__file__)  # the copy PyMuPDF already loaded
+        address = ctypes.cast(getattr(extra, CHAR_BBOX), ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return None
+    pagechars.init(address)
+    return pagechars
+
+
+if __name__ == "__main__":  # `make`: build it, or say in one line why the reader is off
+    try:
+        build()
+    except (NativeBuildError, OSError) as e:
+        print(f"reportgen: the compiled text reader was not built ({e}); pages are read "
+              "through PyMuPDF's rawdict instead: the same text and boxes, slower",
+              file=sys.stderr)
