@@ -10,6 +10,7 @@ HYPHEN, so those characters reach the text layer exactly.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import pymupdf
@@ -247,6 +248,24 @@ def cjk_pdf() -> bytes:
     page = doc.new_page(width=W, height=H)
     for i, t in enumerate(CJK_LINES):
         page.insert_text((72, 100 + 20 * i), t, fontname="china-s", fontsize=11)
+    return saved(doc)
+
+
+def trailing_mark_pdf() -> bytes:
+    """Two lines ending in a combining acute (U+0301, no advance, so an empty box): on the
+    first line it shares the style of the letter before it; on the second it is shown in
+    red, a span of its own, which rawdict leaves out because its box is empty."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)
+    page.insert_text((72, 100), "cafe\u0301", fontname="F0", fontsize=11)
+    page.insert_text((72, 130), "abe\u0301", fontname="F0", fontsize=11)
+    xref = page.get_contents()[-1]  # each insert_text adds a stream: this one is "abe\u0301"
+    show = re.search(rb"\[<([0-9a-fA-F]+)>\]TJ", doc.xref_stream(xref))
+    glyphs = show.group(1)  # two bytes a glyph: split off the last, in red
+    content = doc.xref_stream(xref).replace(
+        show.group(0), b"[<" + glyphs[:-4] + b">]TJ 1 0 0 rg [<" + glyphs[-4:] + b">]TJ")
+    doc.update_stream(xref, content)
     return saved(doc)
 
 

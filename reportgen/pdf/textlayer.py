@@ -14,6 +14,7 @@ from operator import itemgetter
 import pymupdf
 
 from reportgen.model import BBox
+from reportgen.pdf import native
 from reportgen.pdf.text import PageText, build_page
 
 # Ligatures stay one character (U+FB01 as the text layer has it; the `nfkc` level folds it),
@@ -65,8 +66,10 @@ def _transform(m: tuple[float, ...], bb: tuple[float, float, float, float]) -> B
     return (min(xs), min(ys), max(xs), max(ys))
 
 
-def extract_page(page: pymupdf.Page) -> PageText:
-    """The page's characters, lines and blocks in content-stream order, boxes as displayed.
+def extract_page(page: pymupdf.Page, *, compiled: bool = True) -> PageText:
+    """The page's characters, lines and blocks in content-stream order, boxes as displayed;
+    through the compiled reader where it is built and the page is not rotated, else (or
+    with `compiled=False`) through rawdict, which gives the same.
 
     Raises TooManyChars for a page denser than MAX_PAGE_CHARS."""
     tp = page.get_textpage(flags=FLAGS)
@@ -74,9 +77,15 @@ def extract_page(page: pymupdf.Page) -> PageText:
         count = len(tp.extractText())
         if count > MAX_PAGE_CHARS:
             raise TooManyChars(count)
+    rot = page.rotation % 360
+    reader = native.load() if compiled and not rot else None
+    got = reader.page_lines(tp.this.m_internal_value()) if reader is not None else None
+    if got is not None:
+        rect = page.rect
+        return build_page(page.number + 1, rect.width, rect.height, got[0], got[1],
+                          [(round(dx, 3), round(dy, 3)) for dx, dy in got[2]])
     raw = page.get_text("rawdict", textpage=tp)
     del tp
-    rot = page.rotation % 360
     m = tuple(page.rotation_matrix) if rot else None
     lines: list[list[tuple[str, BBox]]] = []
     blocks: list[int] = []
