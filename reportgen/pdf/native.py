@@ -35,28 +35,51 @@ def target() -> Path:
     return SOURCE.with_name("pagechars" + sysconfig.get_config_var("EXT_SUFFIX"))
 
 
+def compiler() -> str | None:
+    """The C++ compiler to build with: $CXX, else c++ or g++ on the PATH."""
+    return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+
+
+def missing() -> str | None:
+    """What keeps the reader from being built here (no compiler, no Python or MuPDF
+    headers), or None."""
+    import pymupdf
+
+    if not compiler():
+        return "no C++ compiler (c++ or g++; or set CXX)"
+    python_h = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not python_h.is_file():
+        return f"no Python headers ({python_h}; Debian: python3-dev)"
+    if not (_mupdf_include() / "mupdf" / "fitz" / "structured-text.h").is_file():
+        return f"PyMuPDF {pymupdf.VersionBind} ships no MuPDF headers"
+    return None
+
+
+def _mupdf_include() -> Path:
+    import pymupdf
+
+    return Path(pymupdf.__file__).parent / "mupdf-devel" / "include"
+
+
 def build(out: Path | None = None) -> Path:
     """Compile `pagechars.cpp` against this Python and the installed PyMuPDF's MuPDF headers,
     into `out` (default `target()`), replaced atomically: a running build keeps the old."""
-    import pymupdf
-
+    why = missing()
+    if why:
+        raise NativeBuildError(why)
+    cxx = compiler()
     out = out or target()
-    include = Path(pymupdf.__file__).parent / "mupdf-devel" / "include"
-    if not (include / "mupdf" / "fitz" / "structured-text.h").is_file():
-        raise NativeBuildError(f"PyMuPDF {pymupdf.VersionBind} ships no MuPDF headers "
-                               f"(looked in {include})")
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not cxx:
-        raise NativeBuildError("no C++ compiler (c++ or g++; or set CXX)")
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".tmp-", suffix=out.suffix)
     os.close(fd)
     cmd = [cxx, "-O2", "-shared", "-fPIC", "-std=c++17", "-fvisibility=hidden",
-           "-I", sysconfig.get_paths()["include"], "-I", str(include),
+           "-I", sysconfig.get_paths()["include"], "-I", str(_mupdf_include()),
            str(SOURCE), "-o", tmp]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
-            raise NativeBuildError(f"{cxx} failed: {done.stderr.strip()[-2000:]}")
+            err = done.stderr.strip()[-2000:]
+            raise NativeBuildError(f"{cxx} failed with exit status {done.returncode}"
+                                   + (f": {err}" if err else ""))
         os.replace(tmp, out)
     finally:
         if os.path.exists(tmp):
@@ -100,5 +123,5 @@ if __name__ == "__main__":  # `make`: build it, or say in one line why the reade
         build()
     except (NativeBuildError, OSError) as e:
         print(f"reportgen: the compiled text reader was not built ({e}); pages are read "
-              "through PyMuPDF's rawdict instead: the same text and boxes, slower",
-              file=sys.stderr)
+              "through PyMuPDF's rawdict instead (the same text and boxes, slower); to retry, "
+              "run `python -m reportgen.pdf.native`", file=sys.stderr)
