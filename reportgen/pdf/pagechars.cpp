@@ -42,7 +42,7 @@ static bool outside(const fz_rect &page, const fz_rect &line)
 }
 
 // Lines of (char, (x0, y0, x1, y1)), the block number of each and its direction; false
-// (with `out` untouched) where the rawdict path must decide.
+// where the rawdict path must decide (the caller drops what was gathered).
 static bool walk(fz_stext_page *tp, PyObject *lines, PyObject *blocks, PyObject *dirs)
 {
     const fz_rect page = tp->mediabox;
@@ -58,7 +58,13 @@ static bool walk(fz_stext_page *tp, PyObject *lines, PyObject *blocks, PyObject 
             if (!chars) return false;
             fz_rect last = {0, 0, 0, 0};  // set by the first character kept
             for (fz_stext_char *ch = ln->first_char; ch; ch = ch->next) {
-                fz_rect r = char_bbox(&ln, &ch);
+                fz_rect r;
+                try {
+                    r = char_bbox(&ln, &ch);
+                } catch (...) {  // a MuPDF error (out of memory): rawdict will report it
+                    Py_DECREF(chars);
+                    return false;
+                }
                 if (!inf && !overlap(page, r)) continue;
                 PyObject *t = Py_BuildValue("(C(ffff))", ch->c, r.x0, r.y0, r.x1, r.y1);
                 if (!t || PyList_Append(chars, t) < 0) {
@@ -100,11 +106,7 @@ static PyObject *page_lines(PyObject *, PyObject *args)
     }
     PyObject *lines = PyList_New(0), *blocks = PyList_New(0), *dirs = PyList_New(0);
     bool ok = lines && blocks && dirs;
-    try {
-        ok = ok && walk(reinterpret_cast<fz_stext_page *>(address), lines, blocks, dirs);
-    } catch (...) {  // a MuPDF error inside JM_char_bbox: rawdict will report it
-        ok = false;
-    }
+    ok = ok && walk(reinterpret_cast<fz_stext_page *>(address), lines, blocks, dirs);
     if (!ok) {
         Py_XDECREF(lines);
         Py_XDECREF(blocks);
