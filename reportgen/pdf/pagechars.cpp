@@ -131,7 +131,8 @@ static PyMethodDef methods[] = {
      "(lines, blocks, dirs) of the fz_stext_page at an address, or None."},
     {nullptr, nullptr, 0, nullptr}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "pagechars", nullptr, -1, methods};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "pagechars", nullptr, -1, methods, nullptr, nullptr, nullptr, nullptr};
 
 PyMODINIT_FUNC PyInit_pagechars(void)
 {
