@@ -20,7 +20,7 @@ FIXTURES = {
     "hyphen": F.hyphen_pdf, "ligature": F.ligature_pdf, "table": F.table_pdf,
     "two columns": F.two_column_pdf, "cross page": F.cross_page_pdf,
     "actualtext": F.actualtext_pdf, "cjk": F.cjk_pdf, "no text": F.no_text_pdf,
-    "trailing mark": F.trailing_mark_pdf,
+    "trailing mark": F.trailing_mark_pdf, "rotated": F.rotated_pdf,
     "small type": lambda: F.text_pdf(["Revenue 1,234.5 (note 7)", "and 6 pt notes"], 6.0),
 }
 
@@ -57,7 +57,7 @@ def test_every_fixture_page_reads_the_same_as_through_rawdict(reader, name):
 
 def test_the_reader_itself_reads_plain_pages(reader):
     # so the comparison above compares two readers, not rawdict with itself
-    for name in ("hyphen", "ligature", "table", "cjk", "small type"):
+    for name in ("hyphen", "ligature", "table", "cjk", "small type", "rotated"):
         got = lines_of(reader, pages(FIXTURES[name]())[0])
         assert got is not None and got[0], name
     blank = pymupdf.open()

@@ -68,8 +68,8 @@ def _transform(m: tuple[float, ...], bb: tuple[float, float, float, float]) -> B
 
 def extract_page(page: pymupdf.Page, *, compiled: bool = True) -> PageText:
     """The page's characters, lines and blocks in content-stream order, boxes as displayed;
-    through the compiled reader where it is built and the page is not rotated, else (or
-    with `compiled=False`) through rawdict, which gives the same.
+    through the compiled reader where it is built, else (or with `compiled=False`) through
+    rawdict, which gives the same.
 
     Raises TooManyChars for a page denser than MAX_PAGE_CHARS."""
     tp = page.get_textpage(flags=FLAGS)
@@ -77,16 +77,24 @@ def extract_page(page: pymupdf.Page, *, compiled: bool = True) -> PageText:
         count = len(tp.extractText())
         if count > MAX_PAGE_CHARS:
             raise TooManyChars(count)
-    rot = page.rotation % 360
-    reader = native.load() if compiled and not rot else None
+    reader = native.load() if compiled else None
     got = reader.page_lines(tp.this.m_internal_value()) if reader is not None else None
-    if got is not None:
-        rect = page.rect
-        return build_page(page.number + 1, rect.width, rect.height, got[0], got[1],
-                          [(round(dx, 3), round(dy, 3)) for dx, dy in got[2]])
-    raw = page.get_text("rawdict", textpage=tp)
+    lines, blocks, dirs = got if got is not None else _rawdict_lines(page, tp)
     del tp
-    m = tuple(page.rotation_matrix) if rot else None
+    if page.rotation % 360:  # boxes and writing directions turn with the page
+        m = tuple(page.rotation_matrix)
+        lines = [[(c, _transform(m, bb)) for c, bb in line] for line in lines]
+        dirs = [(m[0] * dx + m[2] * dy, m[1] * dx + m[3] * dy) for dx, dy in dirs]
+    rect = page.rect  # the displayed page: width and height swap under /Rotate 90
+    return build_page(page.number + 1, rect.width, rect.height, lines, blocks,
+                      [(round(dx, 3), round(dy, 3)) for dx, dy in dirs])
+
+
+def _rawdict_lines(page: pymupdf.Page, tp: pymupdf.TextPage
+                   ) -> tuple[list[list[tuple[str, BBox]]], list[int], list[tuple[float, float]]]:
+    """What the compiled reader gives, from rawdict: each line's (char, box), its block
+    number and its writing direction, in unrotated page space."""
+    raw = page.get_text("rawdict", textpage=tp)
     lines: list[list[tuple[str, BBox]]] = []
     blocks: list[int] = []
     dirs: list[tuple[float, float]] = []
@@ -95,19 +103,12 @@ def extract_page(page: pymupdf.Page, *, compiled: bool = True) -> PageText:
             continue
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
-            if m:
-                chars = [(ch["c"], _transform(m, ch["bbox"])) for span in spans
-                         for ch in span["chars"]]
-            elif len(spans) == 1:  # rawdict boxes are already 4-tuples of floats
+            if len(spans) == 1:  # rawdict boxes are already 4-tuples of floats
                 chars = list(map(_C_BBOX, spans[0]["chars"]))
             else:
                 chars = list(map(_C_BBOX, chain.from_iterable(map(_CHARS, spans))))
             if chars:
                 lines.append(chars)
                 blocks.append(bno)
-                dx, dy = line.get("dir", (1.0, 0.0))
-                if m:  # the writing direction turns with the page
-                    dx, dy = m[0] * dx + m[2] * dy, m[1] * dx + m[3] * dy
-                dirs.append((round(dx, 3), round(dy, 3)))
-    rect = page.rect  # the displayed page: width and height swap under /Rotate 90
-    return build_page(page.number + 1, rect.width, rect.height, lines, blocks, dirs)
+                dirs.append(line.get("dir", (1.0, 0.0)))
+    return lines, blocks, dirs
