@@ -99,8 +99,10 @@ def test_the_corpus_reads_the_same(reader):
 
 
 def test_off_or_built_for_another_mupdf_it_is_not_used(reader, monkeypatch):
-    assert native.usable(reader, pymupdf.mupdf.FZ_VERSION)
-    assert not native.usable(reader, "1.0.0")
+    here = (pymupdf.mupdf.FZ_VERSION, pymupdf.VersionBind)
+    assert native.usable(reader, *here)
+    assert not native.usable(reader, "1.0.0", here[1])
+    assert not native.usable(reader, here[0], "1.0.0")
     monkeypatch.setenv(native.ENV, "off")
     native.load.cache_clear()
     try:

@@ -67,11 +67,14 @@ def build(out: Path | None = None) -> Path:
     why = missing()
     if why:
         raise NativeBuildError(why)
+    import pymupdf
+
     cxx = compiler()
     out = out or target()
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".tmp-", suffix=out.suffix)
     os.close(fd)
     cmd = [cxx, "-O2", "-shared", "-fPIC", "-std=c++17", "-fvisibility=hidden",
+           f'-DPYMUPDF_VERSION="{pymupdf.VersionBind}"',
            "-I", sysconfig.get_paths()["include"], "-I", str(_mupdf_include()),
            str(SOURCE), "-o", tmp]
     try:
@@ -87,10 +90,12 @@ def build(out: Path | None = None) -> Path:
     return out
 
 
-def usable(module: ModuleType, mupdf_version: str) -> bool:
-    """True when `module` was built for this MuPDF: the structures it reads are laid out
-    as that version's headers say."""
-    return getattr(module, "MUPDF_VERSION", None) == mupdf_version
+def usable(module: ModuleType, mupdf_version: str, pymupdf_version: str) -> bool:
+    """True when `module` was built for this MuPDF and this PyMuPDF: the structures it
+    reads are laid out as that MuPDF's headers say, and PyMuPDF's box function takes what
+    it passes."""
+    return (getattr(module, "MUPDF_VERSION", None) == mupdf_version
+            and getattr(module, "PYMUPDF_VERSION", None) == pymupdf_version)
 
 
 @functools.cache
@@ -107,7 +112,7 @@ def load() -> ModuleType | None:
         from reportgen.pdf import pagechars  # type: ignore[attr-defined]
     except ImportError:
         return None
-    if not usable(pagechars, pymupdf.mupdf.FZ_VERSION):
+    if not usable(pagechars, pymupdf.mupdf.FZ_VERSION, pymupdf.VersionBind):
         return None
     try:
         extra = ctypes.CDLL(pymupdf._extra.__file__)  # the copy PyMuPDF already loaded

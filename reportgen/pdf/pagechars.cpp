@@ -10,6 +10,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#ifndef PYMUPDF_VERSION  // set by native.build: the PyMuPDF whose JM_char_bbox is called
+#error "build with -DPYMUPDF_VERSION=..."
+#endif
+
 extern "C" {
 #include "mupdf/fitz/version.h"
 #include "mupdf/fitz/geometry.h"
@@ -137,7 +141,8 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit_pagechars(void)
 {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddStringConstant(m, "MUPDF_VERSION", FZ_VERSION) < 0) {
+    if (m && (PyModule_AddStringConstant(m, "MUPDF_VERSION", FZ_VERSION) < 0
+              || PyModule_AddStringConstant(m, "PYMUPDF_VERSION", PYMUPDF_VERSION) < 0)) {
         Py_DECREF(m);
         return nullptr;
     }
