@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
-import subprocess
 import sys
-import sysconfig
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -32,17 +28,23 @@ class NativeBuildError(Exception):
 
 def target() -> Path:
     """Where the built reader goes: beside its source, named for this Python."""
+    import sysconfig
+
     return SOURCE.with_name("pagechars" + sysconfig.get_config_var("EXT_SUFFIX"))
 
 
 def compiler() -> str | None:
     """The C++ compiler to build with: $CXX, else c++ or g++ on the PATH."""
+    import shutil
+
     return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
 
 
 def missing() -> str | None:
     """What keeps the reader from being built here (no compiler, no Python or MuPDF
     headers), or None."""
+    import sysconfig
+
     import pymupdf
 
     if not compiler():
@@ -64,30 +66,32 @@ def _mupdf_include() -> Path:
 def build(out: Path | None = None) -> Path:
     """Compile `pagechars.cpp` against this Python and the installed PyMuPDF's MuPDF headers,
     into `out` (default `target()`), replaced atomically: a running build keeps the old."""
+    import subprocess
+    import sysconfig
+    import tempfile
+
+    import pymupdf
+
+    from reportgen.pdf.files import write_atomic
+
     why = missing()
     if why:
         raise NativeBuildError(why)
-    import pymupdf
-
     cxx = compiler()
     out = out or target()
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".tmp-", suffix=out.suffix)
-    os.close(fd)
-    cmd = [cxx, "-O2", "-shared", "-fPIC", "-std=c++17", "-fvisibility=hidden",
-           f'-DPYMUPDF_VERSION="{pymupdf.VersionBind}"',
-           "-I", sysconfig.get_paths()["include"], "-I", str(_mupdf_include()),
-           str(SOURCE), "-o", tmp]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        built = Path(scratch) / out.name
+        done = subprocess.run(
+            [cxx, "-O2", "-shared", "-fPIC", "-std=c++17", "-fvisibility=hidden",
+             f'-DPYMUPDF_VERSION="{pymupdf.VersionBind}"',
+             "-I", sysconfig.get_paths()["include"], "-I", str(_mupdf_include()),
+             str(SOURCE), "-o", str(built)], capture_output=True, text=True)
         if done.returncode != 0:
             err = done.stderr.strip()[-2000:]
             raise NativeBuildError(f"{cxx} failed with exit status {done.returncode}"
                                    + (f": {err}" if err else ""))
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return out
+        return write_atomic(out.parent, [built.read_bytes()], lambda: out, out.suffix,
+                            mode=0o755)
 
 
 def usable(module: ModuleType, mupdf_version: str, pymupdf_version: str) -> bool:
