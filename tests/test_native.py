@@ -75,6 +75,20 @@ def test_a_trailing_span_rawdict_leaves_out_is_left_out(reader):
     assert pt == extract_page(page, compiled=False)
 
 
+@pytest.mark.parametrize("target", [b"<D800>", b"<DFFF>", b"<FFFF>", b"<0000>"])
+def test_odd_tounicode_targets_read_the_same(reader, target):
+    # a hostile CMap maps the en dash's code to a lone surrogate, U+FFFF or NUL: the reader
+    # passes on what MuPDF made of it exactly as rawdict does
+    doc = pymupdf.open(stream=F.text_pdf(["A\u2013B"]), filetype="pdf")
+    cmaps = [x for x in range(1, doc.xref_length())
+             if doc.xref_is_stream(x) and b"<96> <2013>" in doc.xref_stream(x)]
+    assert len(cmaps) == 1
+    doc.update_stream(cmaps[0], doc.xref_stream(cmaps[0]).replace(b"<2013>", target))
+    page = pages(F.saved(doc))[0]
+    assert lines_of(reader, page) is not None
+    assert extract_page(page) == extract_page(page, compiled=False)
+
+
 def test_the_sample_reads_the_same(reader):
     for pdf in sorted((ROOT / "samples" / "pdfs").glob("*.pdf")):
         for page in pages(pdf.read_bytes())[::9]:

@@ -115,7 +115,10 @@ static PyObject *page_lines(PyObject *, PyObject *args)
         Py_XDECREF(lines);
         Py_XDECREF(blocks);
         Py_XDECREF(dirs);
-        if (PyErr_Occurred()) return nullptr;  // out of memory
+        // out of memory goes to the caller; any other error (a character Python cannot
+        // hold) leaves the page to rawdict, which decides as it always did
+        if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError)) return nullptr;
+        PyErr_Clear();
         Py_RETURN_NONE;
     }
     return Py_BuildValue("(NNN)", lines, blocks, dirs);
